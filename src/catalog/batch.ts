@@ -1,0 +1,75 @@
+/**
+ * Validation of a batch of tools, all or nothing: either every item becomes a row, or the caller
+ * learns every bad item (index, name, reasons) and nothing is written.
+ */
+import type { z } from "zod";
+import type { Limits } from "../config/limits.ts";
+import { detectFormat, normalizeTool, toolInputSchemas, type ToolInputSchemas } from "./formats.ts";
+import { toRow, toolId, type ToolRow } from "./tool.ts";
+
+export interface ItemError {
+  /** Position in the batch (0-based; for NDJSON, the line number minus one). */
+  index: number;
+  /** The tool's name when it could be read. */
+  name?: string;
+  reasons: string[];
+}
+
+export type BatchResult = { ok: true; rows: ToolRow[] } | { ok: false; errors: ItemError[] };
+
+export interface BatchOptions {
+  /** The server from the request path; items may omit `server` or must match it. */
+  server?: string;
+}
+
+const schemaCache = new WeakMap<Limits, ToolInputSchemas>();
+
+export function schemasFor(limits: Limits): ToolInputSchemas {
+  let schemas = schemaCache.get(limits);
+  if (!schemas) schemaCache.set(limits, (schemas = toolInputSchemas(limits)));
+  return schemas;
+}
+
+/** Readable reasons from zod issues: `inputSchema: expected object, received undefined`. */
+export function issueReasons(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+    return `${where}${issue.message}`;
+  });
+}
+
+function nameOf(raw: unknown): string | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const r = raw as { name?: unknown; function?: { name?: unknown } };
+  const name = r.function?.name ?? r.name;
+  return typeof name === "string" ? name.slice(0, 128) : undefined;
+}
+
+export async function parseToolBatch(items: readonly unknown[], limits: Limits, options: BatchOptions = {}): Promise<BatchResult> {
+  if (items.length > limits.max_tools_per_batch) {
+    return { ok: false, errors: [{ index: limits.max_tools_per_batch, reasons: [`a batch holds at most ${limits.max_tools_per_batch} tools; split the upload`] }] };
+  }
+  const schemas = schemasFor(limits);
+  const errors: ItemError[] = [];
+  const contents: Parameters<typeof toRow>[0][] = [];
+  const firstIndex = new Map<string, number>();
+  items.forEach((raw, index) => {
+    const name = nameOf(raw);
+    const fail = (reasons: string[]) => errors.push({ index, ...(name ? { name } : {}), reasons });
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail(["a tool must be a JSON object"]);
+    const format = detectFormat(raw);
+    const parsed = schemas.byFormat[format].safeParse(raw);
+    if (!parsed.success) return fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+    const server = parsed.data.server ?? options.server;
+    if (!server) return fail(["server is required (or use PUT /v1/tenants/{tenant}/servers/{server}/tools)"]);
+    if (options.server && server !== options.server) return fail([`server '${server}' differs from the path's server '${options.server}'`]);
+    const content = normalizeTool(parsed.data, server);
+    const id = toolId(server, content.name);
+    const seen = firstIndex.get(id);
+    if (seen !== undefined) return fail([`duplicate of tools[${seen}] (${id}); each tool may appear once per batch`]);
+    firstIndex.set(id, index);
+    contents.push(content);
+  });
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, rows: await Promise.all(contents.map(toRow)) };
+}

@@ -1,0 +1,73 @@
+/**
+ * Per-tenant settings: what an admin key may tune. Stored as one JSON document; every change is
+ * validated as a whole, so a tenant never holds a setting the service cannot honour.
+ */
+import { z } from "zod";
+import { FIELDS, type Field } from "../search/document.ts";
+import { DeferSchema } from "../catalog/tool.ts";
+
+const weight = z.number().min(0).max(20);
+
+export const SettingsSchema = z
+  .strictObject({
+    matching_threshold: z
+      .number()
+      .min(0)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe("Minimum score of a ranked hit; null uses the deployment default (MATCHING_THRESHOLD, 1.5)"),
+    default_max_results: z.number().int().min(1).max(50).default(5).describe("max_results when a search does not say"),
+    search_budget: z.number().int().min(1).max(100).default(3).describe("Searches per agent turn (sessions)"),
+    session_ttl_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600)
+      .default(24 * 3600)
+      .describe("Idle time after which a session expires"),
+    default_defer: DeferSchema.default("auto").describe("defer for uploaded tools that do not say"),
+    field_weights: z
+      .strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.optional()])) as Record<Field, z.ZodOptional<typeof weight>>)
+      .default({})
+      .describe("Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults"),
+    plan: z
+      .strictObject({
+        min_tools: z.number().int().min(0).default(30),
+        min_pct: z.number().min(0).max(100).default(5),
+        min_tokens: z.number().int().min(0).default(50_000),
+      })
+      .default({ min_tools: 30, min_pct: 5, min_tokens: 50_000 })
+      .describe("When the plan endpoint turns tool search on"),
+  })
+  .meta({ id: "TenantSettings" });
+
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** A PATCH body: any subset, nested objects merged key by key. */
+export const SettingsPatchSchema = z
+  .strictObject({
+    matching_threshold: z.number().min(0).max(100).nullable().optional(),
+    default_max_results: z.number().int().min(1).max(50).optional(),
+    search_budget: z.number().int().min(1).max(100).optional(),
+    session_ttl_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
+    default_defer: DeferSchema.optional(),
+    field_weights: z.strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<Field, z.ZodOptional<z.ZodNullable<typeof weight>>>).optional(),
+    plan: z
+      .strictObject({ min_tools: z.number().int().min(0).optional(), min_pct: z.number().min(0).max(100).optional(), min_tokens: z.number().int().min(0).optional() })
+      .optional(),
+  })
+  .meta({ id: "TenantSettingsPatch" });
+
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+export function applySettingsPatch(current: Settings, patch: SettingsPatch): Settings {
+  const weights: Record<string, number | undefined> = { ...current.field_weights };
+  for (const [field, value] of Object.entries(patch.field_weights ?? {})) weights[field] = value ?? undefined;
+  return SettingsSchema.parse({
+    ...current,
+    ...Object.fromEntries(Object.entries(patch).filter(([k]) => k !== "field_weights" && k !== "plan")),
+    field_weights: Object.fromEntries(Object.entries(weights).filter(([, v]) => v !== undefined)),
+    plan: { ...current.plan, ...patch.plan },
+  });
+}

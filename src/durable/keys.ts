@@ -1,0 +1,61 @@
+/**
+ * Tenant API keys: `tsk_<tenant>_<key id>_<secret>`.
+ *
+ * The recognisable `tsk_` prefix lets secret scanners find leaked keys; the tenant in the key lets
+ * the Worker refuse a key on another tenant's path before any storage is touched; the key id
+ * finds the stored record; only the SHA-256 of the secret is stored, and it is compared in
+ * constant time.
+ */
+import { z } from "zod";
+
+export const SCOPES = ["search", "write", "admin"] as const;
+export const ScopeSchema = z.enum(SCOPES).describe("search: search and sessions; write: the catalog; admin: keys and settings");
+export type Scope = z.infer<typeof ScopeSchema>;
+
+/** Tenant ids: 1-63 of a-z 0-9 -, starting with a letter or digit (no `_`, so keys split one way). */
+export const TENANT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+const KEY_PATTERN = /^tsk_([a-z0-9][a-z0-9-]{0,62})_([a-z0-9]{12})_([A-Za-z0-9]{40})$/;
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export interface ParsedKey {
+  tenant: string;
+  keyId: string;
+  secret: string;
+}
+
+export function parseKey(token: string): ParsedKey | null {
+  const m = KEY_PATTERN.exec(token);
+  return m ? { tenant: m[1]!, keyId: m[2]!, secret: m[3]! } : null;
+}
+
+/** Unbiased random characters from `alphabet` (rejection sampling over random bytes). */
+function randomString(length: number, alphabet: string): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = "";
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
+    }
+  }
+  return out;
+}
+
+/** A new key: about 238 bits of secret. */
+export function generateKey(tenant: string): ParsedKey & { key: string } {
+  const keyId = randomString(12, "abcdefghijklmnopqrstuvwxyz0123456789");
+  const secret = randomString(40, ALPHABET);
+  return { tenant, keyId, secret, key: `tsk_${tenant}_${keyId}_${secret}` };
+}
+
+export async function hashSecret(secret: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
+}
+
+/** Constant-time equality of two equal-length digests. */
+export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}

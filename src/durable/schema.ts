@@ -1,0 +1,29 @@
+/**
+ * The tenant object's SQLite schema, as ordered migrations. Each runs once, inside the
+ * constructor's blockConcurrencyWhile, and the applied count is kept in `_migrations`.
+ */
+const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE keys (
+       id TEXT PRIMARY KEY, hash BLOB NOT NULL, scopes TEXT NOT NULL, label TEXT,
+       created_at INTEGER NOT NULL, revoked_at INTEGER)`,
+    `CREATE TABLE servers (name TEXT PRIMARY KEY, defer_tools TEXT NOT NULL DEFAULT 'auto')`,
+    `CREATE TABLE tools (
+       id TEXT PRIMARY KEY, server TEXT NOT NULL, name TEXT NOT NULL, model_name TEXT NOT NULL UNIQUE,
+       title TEXT, description TEXT NOT NULL, input_schema TEXT NOT NULL, output_schema TEXT,
+       annotations TEXT, keywords TEXT NOT NULL, defer TEXT, hash TEXT NOT NULL,
+       revision INTEGER NOT NULL)`,
+    `CREATE INDEX tools_by_server ON tools (server, id)`,
+    `CREATE TABLE snapshot_chunks (seq INTEGER PRIMARY KEY, data BLOB NOT NULL, crc INTEGER NOT NULL)`,
+  ],
+];
+
+export function migrate(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS _migrations (applied INTEGER NOT NULL)`);
+  const row = sql.exec<{ applied: number }>(`SELECT applied FROM _migrations`).toArray()[0];
+  const applied = row?.applied ?? 0;
+  for (let i = applied; i < MIGRATIONS.length; i++) for (const statement of MIGRATIONS[i]!) sql.exec(statement);
+  if (!row) sql.exec(`INSERT INTO _migrations (applied) VALUES (?)`, MIGRATIONS.length);
+  else if (applied < MIGRATIONS.length) sql.exec(`UPDATE _migrations SET applied = ?`, MIGRATIONS.length);
+}

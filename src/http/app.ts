@@ -1,0 +1,86 @@
+/**
+ * The Hono application: middleware (config, body limit, tenant auth), every route, the OpenAPI
+ * document. Built once per configuration; the Worker entry point only forwards requests.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
+import { TENANT_ID } from "../durable/keys.ts";
+import { callerFor, isCaller } from "./auth.ts";
+import { tenantStub, type AppEnv } from "./context.ts";
+import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
+import { registerCatalogRoutes } from "./routes/catalog.ts";
+import { registerSearchRoutes } from "./routes/search.ts";
+import { registerTenantRoutes } from "./routes/tenants.ts";
+
+export const API_VERSION = "1.0.0";
+
+export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return validationError(c, result.target === "json" ? "request body" : `${result.target} parameters`, result.error.issues);
+    },
+  });
+  app.onError(onError);
+  app.notFound((c) => sendError(c, errorBody("not-found", `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /openapi.json for the API.`)));
+
+  app.use("*", async (c, next) => {
+    c.set("config", config);
+    await next();
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: config.limits.max_body_bytes,
+      onError: (c) => sendError(c, errorBody("payload-too-large", `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches.`)),
+    }),
+  );
+  app.use("/v1/tenants/:tenant/*", async (c, next) => {
+    const tenant = c.req.param("tenant");
+    if (!TENANT_ID.test(tenant)) refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
+    const caller = await callerFor(c, tenant, config);
+    if (!isCaller(caller)) throw new ApiFailure(caller);
+    c.set("caller", caller);
+    c.set("tenantId", tenant);
+    c.set("tenant", tenantStub(c.env, tenant));
+    await next();
+  });
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  registerTenantRoutes(app);
+  registerCatalogRoutes(app, config);
+  registerSearchRoutes(app, config);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A tenant API key (tsk_<tenant>_...) with the scope the route names, or the operator token",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "tool-search",
+      version: API_VERSION,
+      description: "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
+    },
+  });
+  return app;
+}
+
+const apps = new WeakMap<object, OpenAPIHono<AppEnv>>();
+
+/** The app for this environment; a misconfiguration is logged and answered with an opaque 500. */
+export function handle(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+  let app = apps.get(env);
+  if (!app) {
+    try {
+      app = createApp(loadConfig(env));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      console.error(`configuration error: ${e.message}`);
+      return Response.json(errorBody("internal", "The service is misconfigured; its operator has been told (see the logs)."), { status: 500 });
+    }
+    apps.set(env, app);
+  }
+  return app.fetch(request, env, ctx);
+}

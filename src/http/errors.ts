@@ -1,0 +1,63 @@
+/**
+ * Turning every failure into `{error, message}` with a fitting status: refusals from the Durable
+ * Object, validation failures, malformed bodies, oversized bodies and unexpected exceptions
+ * (which become a bare 500: no stack trace or internal detail reaches a client).
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import { issueReasons } from "../catalog/batch.ts";
+import { ERROR_STATUS, type ApiError, type ErrorCode, type Result } from "../errors.ts";
+
+export function errorBody(code: ErrorCode, message: string, details: Record<string, unknown> = {}): ApiError {
+  return { error: code, message, ...details };
+}
+
+export function sendError(c: Context, error: ApiError, status: ContentfulStatusCode = ERROR_STATUS[error.error]): Response {
+  return c.json(error, status);
+}
+
+/** A refusal on its way to the client: thrown by handlers, answered by onError. */
+export class ApiFailure extends Error {
+  readonly body: ApiError;
+  readonly status: ContentfulStatusCode;
+
+  constructor(body: ApiError, status: ContentfulStatusCode = ERROR_STATUS[body.error]) {
+    super(body.message);
+    this.body = body;
+    this.status = status;
+  }
+}
+
+/** The success value of a Durable Object call; a refusal is thrown and becomes the response. */
+export function expectOk<T>(result: Result<T>): T {
+  if (!result.ok) throw new ApiFailure(result.error);
+  return result.value;
+}
+
+export function refuse(code: ErrorCode, message: string, details: Record<string, unknown> = {}): never {
+  throw new ApiFailure(errorBody(code, message, details));
+}
+
+export function validationError(c: Context, where: string, issues: readonly z.core.$ZodIssue[]): Response {
+  const reasons = issueReasons(issues);
+  return sendError(c, errorBody("invalid-request", `Invalid ${where}: ${reasons.join("; ")}`, { issues: reasons }));
+}
+
+/** Hono's error hook: known HTTP exceptions keep their meaning, anything else is an opaque 500. */
+export function onError(err: Error, c: Context): Response {
+  if (err instanceof ApiFailure) return sendError(c, err.body, err.status);
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    if (status === 413) return sendError(c, errorBody("payload-too-large", err.message || "The request body is too large."));
+    if (status === 415) return sendError(c, errorBody("invalid-request", "Send the body as JSON with Content-Type: application/json."), 415);
+    if (status === 400) return sendError(c, errorBody("invalid-request", `${err.message || "Bad request"}. Send a valid JSON body.`));
+    if (status === 401) return sendError(c, errorBody("unauthorized", err.message));
+    if (status === 403) return sendError(c, errorBody("forbidden", err.message));
+    if (status === 404) return sendError(c, errorBody("not-found", err.message));
+  }
+  // Only the error class reaches the log: never a body, key or token.
+  console.error(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.name}`);
+  return sendError(c, errorBody("internal", "Something went wrong on our side. The request may be retried."));
+}

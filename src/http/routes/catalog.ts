@@ -1,0 +1,241 @@
+/**
+ * Catalog routes: batch upsert (JSON or NDJSON), per-server replace (setTools semantics), deletes,
+ * listing, one tool in any output format, and the catalog summary.
+ *
+ * The two batch routes validate their bodies item by item (catalog/batch.ts) rather than through
+ * the route validator, so that a rejection lists every bad tool with its index and reasons. They
+ * are documented in the OpenAPI registry with the same zod schemas.
+ */
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { z } from "zod";
+import { parseToolBatch, schemasFor, type ItemError } from "../../catalog/batch.ts";
+import { modelName, renderDefinition } from "../../catalog/render.ts";
+import { DeferSchema, ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
+import type { ServiceConfig } from "../../config/env.ts";
+import type { AppEnv } from "../context.ts";
+import { ApiFailure, errorBody, expectOk, refuse } from "../errors.ts";
+import { BEARER, errorResponses, jsonContent } from "../openapi.ts";
+import {
+  CatalogSchema,
+  FormatQuerySchema,
+  listToolsQuerySchema,
+  TenantIdSchema,
+  ToolBatchResultSchema,
+  ToolDetailSchema,
+  ToolPageSchema,
+  type ToolSummarySchema,
+} from "../schemas.ts";
+
+const tenantParam = z.object({ tenant: TenantIdSchema });
+const serverParam = tenantParam.extend({ server: ServerNameSchema });
+const toolParam = tenantParam.extend({ tool_id: z.string().min(1).max(260).meta({ example: "github::list_issues" }) });
+
+const NDJSON = "application/x-ndjson";
+
+function batchBodySchema(config: ServiceConfig, withDefer: boolean) {
+  const tools = z.array(schemasFor(config.limits).any).describe("Tools in any accepted format");
+  return withDefer
+    ? z.strictObject({ tools, defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed") })
+    : z.strictObject({ tools });
+}
+
+/** Reads `{tools:[...]}` (JSON) or one tool per line (NDJSON) into raw items, refusing anything else clearly. */
+async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const text = await c.req.text();
+  if (type === NDJSON) {
+    const items: unknown[] = [];
+    const bad: string[] = [];
+    text.split("\n").forEach((line, i) => {
+      if (line.trim() === "") return;
+      try {
+        items.push(JSON.parse(line));
+      } catch {
+        bad.push(`line ${i + 1} is not JSON`);
+      }
+    });
+    if (bad.length) refuse("invalid-request", `Malformed NDJSON; nothing was written: ${bad.slice(0, 20).join("; ")}.`, { lines: bad });
+    return { items };
+  }
+  if (type !== "application/json") {
+    refuse("invalid-request", `Send {"tools": [...]} as application/json, or one tool per line as ${NDJSON}.`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    refuse("invalid-request", "Malformed JSON in request body; nothing was written.");
+  }
+  if (typeof body !== "object" || body === null || !Array.isArray((body as { tools?: unknown }).tools)) {
+    refuse("invalid-request", 'The body must be an object with a "tools" array.');
+  }
+  const { tools, defer_tools, ...rest } = body as { tools: unknown[]; defer_tools?: unknown };
+  const extra = Object.keys(rest);
+  if (!allowDefer && defer_tools !== undefined) extra.push("defer_tools");
+  if (extra.length) refuse("invalid-request", `Unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")}; the body holds "tools"${allowDefer ? ' and "defer_tools"' : ""}.`);
+  if (defer_tools !== undefined && defer_tools !== "auto" && defer_tools !== "never") {
+    refuse("invalid-request", 'defer_tools must be "auto" or "never".');
+  }
+  return { items: tools, ...(defer_tools ? { deferTools: defer_tools } : {}) };
+}
+
+function rejectBatch(errors: ItemError[], total: number): never {
+  const first = errors[0]!;
+  const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
+  refuse("invalid-request", `${errors.length} of ${total} tools are invalid; nothing was written. First: ${label}: ${first.reasons.join("; ")}`, {
+    items: errors,
+  });
+}
+
+/** Reads, validates and normalises a batch body into rows; refuses it whole otherwise. */
+async function rowsFrom(c: Context<AppEnv>, server?: string): Promise<{ rows: ToolRow[]; deferTools?: "auto" | "never" }> {
+  const read = await readBatch(c, server !== undefined);
+  const parsed = await parseToolBatch(read.items, c.get("config").limits, server ? { server } : {});
+  if (!parsed.ok) rejectBatch(parsed.errors, read.items.length);
+  return { rows: parsed.rows, ...(read.deferTools ? { deferTools: read.deferTools } : {}) };
+}
+
+export function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
+  return { tool_id: row.id, server: row.server, name: row.name, model_name: modelName(row), title: row.title, description: row.description, defer: row.defer };
+}
+
+const deleteServer = createRoute({
+  method: "delete",
+  path: "/v1/tenants/{tenant}/servers/{server}",
+  tags: ["catalog"],
+  summary: "Remove a server and all its tools (write scope)",
+  security: BEARER,
+  request: { params: serverParam },
+  responses: { 200: jsonContent(ToolBatchResultSchema, "Removed"), ...errorResponses("forbidden", "not-found") },
+});
+
+const deleteTool = createRoute({
+  method: "delete",
+  path: "/v1/tenants/{tenant}/tools/{tool_id}",
+  tags: ["catalog"],
+  summary: "Remove one tool (write scope)",
+  security: BEARER,
+  request: { params: toolParam },
+  responses: { 200: jsonContent(ToolBatchResultSchema, "Removed"), ...errorResponses("forbidden", "not-found") },
+});
+
+const getTool = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tenant}/tools/{tool_id}",
+  tags: ["catalog"],
+  summary: "One tool's full definition, in the requested format (search scope)",
+  security: BEARER,
+  request: { params: toolParam, query: FormatQuerySchema },
+  responses: { 200: jsonContent(ToolDetailSchema, "The tool"), ...errorResponses("forbidden", "not-found") },
+});
+
+const getCatalog = createRoute({
+  method: "get",
+  path: "/v1/tenants/{tenant}/catalog",
+  tags: ["catalog"],
+  summary: "Catalog revision, tool counts per server, index state (search scope)",
+  security: BEARER,
+  request: { params: tenantParam },
+  responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
+});
+
+export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
+  const batchErrors = errorResponses("forbidden", "not-found", "conflict", "payload-too-large");
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/v1/tenants/{tenant}/tools",
+    tags: ["catalog"],
+    summary: "Add or update a batch of tools, all or nothing (write scope)",
+    description:
+      "JSON `{tools:[...]}` or NDJSON (one tool per line, Content-Type: application/x-ndjson). Tools in MCP, Anthropic, " +
+      "OpenAI Chat or OpenAI Responses shape, each with `server`. Unchanged tools (same content hash) are not rewritten. " +
+      "A batch with any invalid tool is rejected whole with a 400 listing every bad item.",
+    security: BEARER,
+    request: {
+      params: tenantParam,
+      body: {
+        required: true,
+        content: {
+          "application/json": { schema: batchBodySchema(config, false) },
+          [NDJSON]: { schema: z.string().describe("One tool object per line") },
+        },
+      },
+    },
+    responses: { 200: jsonContent(ToolBatchResultSchema, "Applied"), ...batchErrors },
+  });
+  app.post("/v1/tenants/:tenant/tools", async (c) => {
+    const batch = await rowsFrom(c);
+    return c.json(expectOk(await c.get("tenant").upsertTools(c.get("caller"), batch.rows)), 200);
+  });
+
+  app.openAPIRegistry.registerPath({
+    method: "put",
+    path: "/v1/tenants/{tenant}/servers/{server}/tools",
+    tags: ["catalog"],
+    summary: "Replace a server's whole tool set atomically (write scope)",
+    description:
+      "After the call the server holds exactly these tools; an empty list removes them all. A rejected replacement " +
+      "leaves the previous set in place. `defer_tools: \"never\"` keeps every tool of the server always loaded.",
+    security: BEARER,
+    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: batchBodySchema(config, true) } } } },
+    responses: { 200: jsonContent(ToolBatchResultSchema, "Replaced"), ...batchErrors },
+  });
+  app.put("/v1/tenants/:tenant/servers/:server/tools", async (c) => {
+    const server = c.req.param("server");
+    const valid = ServerNameSchema.safeParse(server);
+    if (!valid.success) refuse("invalid-request", "Server names are 1-64 characters of A-Z a-z 0-9 _ -.");
+    const batch = await rowsFrom(c, server);
+    return c.json(expectOk(await c.get("tenant").replaceServer(c.get("caller"), server, batch.rows, batch.deferTools ?? null)), 200);
+  });
+
+  app.openapi(deleteServer, async (c) => {
+    return c.json(expectOk(await c.get("tenant").deleteServer(c.get("caller"), c.req.valid("param").server)), 200);
+  });
+
+  app.openapi(deleteTool, async (c) => {
+    return c.json(expectOk(await c.get("tenant").deleteTool(c.get("caller"), c.req.valid("param").tool_id)), 200);
+  });
+
+  const listTools = createRoute({
+    method: "get",
+    path: "/v1/tenants/{tenant}/tools",
+    tags: ["catalog"],
+    summary: "List tool summaries, ordered by id, a page at a time (search scope)",
+    security: BEARER,
+    request: { params: tenantParam, query: listToolsQuerySchema(config.limits) },
+    responses: { 200: jsonContent(ToolPageSchema, "A page of tools"), ...errorResponses("forbidden", "not-found") },
+  });
+  app.openapi(listTools, async (c) => {
+    const { cursor, limit, server } = c.req.valid("query");
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (after === null) refuse("invalid-request", "cursor is not one this API returned; start again without it.");
+    const page = expectOk(await c.get("tenant").listTools(c.get("caller"), { limit, after, server }));
+    const last = page.tools.at(-1);
+    return c.json({ tools: page.tools.map(toSummary), next_cursor: page.more && last ? encodeCursor(last.id) : null }, 200);
+  });
+
+  app.openapi(getTool, async (c) => {
+    const row = expectOk(await c.get("tenant").getTool(c.get("caller"), c.req.valid("param").tool_id));
+    return c.json({ ...toSummary(row), hash: row.hash, keywords: row.keywords, definition: renderDefinition(row, c.req.valid("query").format) }, 200);
+  });
+
+  app.openapi(getCatalog, async (c) => {
+    return c.json(expectOk(await c.get("tenant").catalog(c.get("caller"))), 200);
+  });
+}
+
+function encodeCursor(id: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The id a cursor stands for; null when it is not a cursor this API made. */
+function decodeCursor(cursor: string): string | null {
+  try {
+    const bytes = Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
+    const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return id.includes("::") ? id : null;
+  } catch {
+    return null;
+  }
+}

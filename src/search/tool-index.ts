@@ -1,0 +1,197 @@
+/**
+ * The search core's one entry point: an Orama database of tools (custom tokenizer, compact BM25F
+ * index, search fields only, no sorter) plus the exact-name lookup that BM25 alone gets wrong.
+ *
+ * Pure TypeScript with no `cloudflare:*` imports: the Durable Object, the Node scripts (eval,
+ * bench) and the tests all run exactly this code.
+ */
+import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
+import { FIELDS, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "./document.ts";
+import { nameKeys, queryKey } from "./names.ts";
+import { postingsIndex, type PostingsStore } from "./postings.ts";
+import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
+import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+import { analyze } from "./tokenizer.ts";
+
+/**
+ * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
+ * written under another version is rebuilt from rows, never loaded.
+ */
+export const INDEX_VERSION = 1;
+
+export interface SearchOptions {
+  limit: number;
+  /** Minimum score a ranked (not exact-name) hit needs. */
+  threshold: number;
+  params?: Bm25fParams;
+  explain?: boolean;
+}
+
+export interface Explanation {
+  /** How the tool was matched: its exact name (or tail of its namespaced name) or ranked terms. */
+  match: "exact-name" | "name-tail" | "terms";
+  /** Query terms found, per field. */
+  fields: Partial<Record<Field, string[]>>;
+  terms: TermExplanation[];
+}
+
+export interface Hit {
+  id: string;
+  score: number;
+  match: Explanation["match"];
+  explain?: Explanation;
+}
+
+const tokenizer: Tokenizer = {
+  language: "english",
+  normalizationCache: new Map(),
+  tokenize: (raw: string) => analyze(raw),
+};
+
+const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
+
+function createDb(): AnyOrama {
+  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex } }) as AnyOrama;
+}
+
+export class ToolIndex {
+  private readonly db: AnyOrama;
+  /** Exact-name keys (see names.ts) -> tool ids, and name tails -> tool ids. */
+  private readonly exact = new Map<string, Set<string>>();
+  private readonly tails = new Map<string, Set<string>>();
+
+  private constructor(db: AnyOrama) {
+    this.db = db;
+    for (const doc of Object.values(this.docs())) this.addNames(doc);
+  }
+
+  static empty(): ToolIndex {
+    return new ToolIndex(createDb());
+  }
+
+  static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
+    const index = ToolIndex.empty();
+    index.upsert(tools);
+    return index;
+  }
+
+  /** Restores a snapshot; throws SnapshotError when it is unreadable or from another index version. */
+  static restore(bytes: Uint8Array): ToolIndex {
+    const db = createDb();
+    load(db, decodeSnapshot(bytes, INDEX_VERSION));
+    return new ToolIndex(db);
+  }
+
+  snapshot(): Uint8Array {
+    return encodeSnapshot(save(this.db), INDEX_VERSION);
+  }
+
+  get size(): number {
+    return count(this.db);
+  }
+
+  has(id: string): boolean {
+    return this.document(id) !== undefined;
+  }
+
+  /** The indexed text of a tool (name, server, description...), or undefined. */
+  document(id: string): SearchDocument | undefined {
+    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(id);
+    return internalId === undefined ? undefined : this.docs()[internalId];
+  }
+
+  /** Adds or replaces tools by id. */
+  upsert(tools: Iterable<SearchableTool>): void {
+    const docs = [...tools].map(toSearchDocument);
+    this.remove(docs.map((d) => d.id));
+    insertMultiple(this.db, docs);
+    for (const doc of docs) this.addNames(doc);
+  }
+
+  remove(ids: Iterable<string>): void {
+    const present = [...ids].filter((id) => this.has(id));
+    if (present.length === 0) return;
+    for (const id of present) {
+      for (const [map, keys] of this.keysOf(this.document(id)!)) for (const key of keys) deleteFrom(map, key, id);
+    }
+    removeMultiple(this.db, present);
+  }
+
+  /** Tools whose exact name (or namespaced tail) is the query, then BM25F-ranked tools above the threshold. */
+  search(query: string, options: SearchOptions): Hit[] {
+    const params = options.params ?? DEFAULT_BM25F;
+    const terms = [...new Set(analyze(query))];
+    const key = queryKey(query);
+    const named = new Map<string, Hit["match"]>();
+    for (const id of sorted(this.exact.get(key))) named.set(id, "exact-name");
+    for (const id of sorted(this.tails.get(key))) if (!named.has(id)) named.set(id, "name-tail");
+
+    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    const internal = this.db.internalDocumentIDStore.idToInternalId;
+    const ranked = scoreTerms(this.postings(), terms, params, options.limit + named.size, (i) => ids[i - 1]!);
+    const scoreOf = new Map(ranked.map((r) => [ids[r.internalId - 1]!, r.score]));
+
+    const hits: Hit[] = [];
+    for (const [id, match] of named) {
+      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, internal.get(id)!));
+      hits.push({ id, score, match });
+    }
+    for (const r of ranked) {
+      const id = ids[r.internalId - 1]!;
+      if (named.has(id) || r.score < options.threshold) continue;
+      hits.push({ id, score: r.score, match: "terms" });
+    }
+    const top = hits.slice(0, options.limit);
+    if (options.explain) for (const hit of top) hit.explain = this.explain(hit, terms, params);
+    return top;
+  }
+
+  private explain(hit: Hit, terms: string[], params: Bm25fParams): Explanation {
+    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(hit.id)!;
+    const parts = explainTerms(this.postings(), terms, params, internalId);
+    const fields: Explanation["fields"] = {};
+    for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
+    return { match: hit.match, fields, terms: parts };
+  }
+
+  private postings(): PostingsStore {
+    return this.db.data.index as unknown as PostingsStore;
+  }
+
+  private docs(): Record<number, SearchDocument> {
+    return (this.db.data.docs as unknown as { docs: Record<number, SearchDocument> }).docs;
+  }
+
+  private keysOf(doc: SearchDocument): [Map<string, Set<string>>, string[]][] {
+    const keys = nameKeys(doc.server, doc.toolName, doc.aliases);
+    return [
+      [this.exact, keys.exact],
+      [this.tails, keys.tails],
+    ];
+  }
+
+  private addNames(doc: SearchDocument): void {
+    for (const [map, keys] of this.keysOf(doc)) {
+      for (const key of keys) {
+        let set = map.get(key);
+        if (!set) map.set(key, (set = new Set()));
+        set.add(doc.id);
+      }
+    }
+  }
+}
+
+function deleteFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
+}
+
+function sorted(ids: Set<string> | undefined): string[] {
+  return ids ? [...ids].sort() : [];
+}
+
+function sum(parts: TermExplanation[]): number {
+  return parts.reduce((total, p) => total + p.score, 0);
+}
