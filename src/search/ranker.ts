@@ -2,9 +2,9 @@
  * BM25F scoring over the postings store, with a score whose scale does not depend on catalog size.
  *
  * For each query term t:  tf~ = sum over fields f of  w_f * tf(t,f) / (1 - b_f + b_f * len_f / avglen_f)
- *                         part(t) = idf(t) * (k1 + 1) * tf~ / (k1 + tf~)
+ *                         part(t) = q(t) * idf(t) * (k1 + 1) * tf~ / (k1 + tf~)
  *                         idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))          (Lucene's IDF)
- * and the score is the sum of parts. One occurrence in a field of weight 1 and average length
+ * where q(t) is the query term's weight (see query.ts), and the score is the sum of parts. One occurrence in a field of weight 1 and average length
  * gives exactly idf(t), which is about ln(1/share of tools containing t) whatever N is: a
  * threshold of 1.5 means "matched at least one term that fewer than ~22 % of tools contain" on
  * a 50-tool catalog and on a 10,000-tool one alike.
@@ -40,8 +40,16 @@ export interface Scored {
   score: number;
 }
 
+/** An analysed query term and its weight q(t) in the sum. */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+}
+
 export interface TermExplanation {
   term: string;
+  /** The query term's weight q(t). */
+  weight: number;
   idf: number;
   /** Raw occurrences of the term per field where it occurs. */
   tf: Partial<Record<Field, number>>;
@@ -95,7 +103,7 @@ function weightedTf(fields: FieldTable, packed: number, doc: number): number {
  */
 export function scoreTerms(
   store: PostingsStore,
-  terms: readonly string[],
+  terms: readonly QueryTerm[],
   params: Bm25fParams,
   limit: number,
   tieKey: (internalId: number) => string,
@@ -104,10 +112,10 @@ export function scoreTerms(
   const fields = fieldTable(store, params);
   const k1 = params.k1;
   const touched: number[] = [];
-  for (const term of terms) {
+  for (const { term, weight } of terms) {
     const list = store.terms.get(term);
     if (!list) continue;
-    const termIdf = idf(store.docs, list.length / 2);
+    const termIdf = weight * idf(store.docs, list.length / 2);
     for (let i = 0; i < list.length; i += 2) {
       const doc = list[i]!;
       const packed = list[i + 1]!;
@@ -147,14 +155,14 @@ function topK(items: Scored[], limit: number, tieKey: (id: number) => string): S
 /** Why one document scored what it did: each matched term's IDF, counts per field and share. */
 export function explainTerms(
   store: PostingsStore,
-  terms: readonly string[],
+  terms: readonly QueryTerm[],
   params: Bm25fParams,
   internalId: number,
 ): TermExplanation[] {
   compact(store);
   const fields = fieldTable(store, params);
   const out: TermExplanation[] = [];
-  for (const term of terms) {
+  for (const { term, weight } of terms) {
     const list = store.terms.get(term);
     if (!list) continue;
     for (let i = 0; i < list.length; i += 2) {
@@ -167,7 +175,7 @@ export function explainTerms(
         if (count !== 0) counts[name] = count;
       });
       const tf = weightedTf(fields, packed, internalId);
-      out.push({ term, idf: termIdf, tf: counts, score: (termIdf * (params.k1 + 1) * tf) / (params.k1 + tf) });
+      out.push({ term, weight, idf: termIdf, tf: counts, score: (weight * termIdf * (params.k1 + 1) * tf) / (params.k1 + tf) });
       break;
     }
   }

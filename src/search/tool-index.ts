@@ -9,7 +9,8 @@ import { count, create, insertMultiple, load, removeMultiple, save, type AnyOram
 import { FIELDS, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "./document.ts";
 import { nameKeys, queryKey } from "./names.ts";
 import { postingsIndex, type PostingsStore } from "./postings.ts";
-import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
+import { queryTerms } from "./query.ts";
+import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type QueryTerm, type TermExplanation } from "./ranker.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
 import { analyze } from "./tokenizer.ts";
 
@@ -120,7 +121,7 @@ export class ToolIndex {
   /** Tools whose exact name (or namespaced tail) is the query, then BM25F-ranked tools above the threshold. */
   search(query: string, options: SearchOptions): Hit[] {
     const params = options.params ?? DEFAULT_BM25F;
-    const terms = [...new Set(analyze(query))];
+    const terms = queryTerms(query);
     const key = queryKey(query);
     const named = new Map<string, Hit["match"]>();
     for (const id of sorted(this.exact.get(key))) named.set(id, "exact-name");
@@ -146,7 +147,7 @@ export class ToolIndex {
     return top;
   }
 
-  private explain(hit: Hit, terms: string[], params: Bm25fParams): Explanation {
+  private explain(hit: Hit, terms: QueryTerm[], params: Bm25fParams): Explanation {
     const internalId = this.db.internalDocumentIDStore.idToInternalId.get(hit.id)!;
     const parts = explainTerms(this.postings(), terms, params, internalId);
     const fields: Explanation["fields"] = {};
