@@ -20,6 +20,7 @@ import { toolId } from "../src/catalog/tool.ts";
 import { clientQuery, findSets, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./eval/dataset.ts";
 import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } from "./eval/engines.ts";
 import { httpEngine } from "./eval/http.ts";
+import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
 
@@ -72,10 +73,9 @@ function sample<T>(items: T[], n: number | undefined): T[] {
   return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]!);
 }
 
-/** Results that pass the threshold: exact-name matches (null score) always, others at or above it. */
+/** The ids that pass the threshold, by the service's own rule (peers have no threshold). */
 function cut(answer: Ranked, engine: Engine, at: number): string[] {
-  if (!engine.thresholded) return answer.ids;
-  return answer.ids.filter((_, i) => answer.scores[i] === null || answer.scores[i]! >= at);
+  return (engine.thresholded ? passing(answer.hits, at) : answer.hits).map((h) => h.id);
 }
 
 function figures(run: Run, queries: EvalQuery[], at: number): Figures {

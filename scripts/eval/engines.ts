@@ -10,15 +10,13 @@ import type { ToolRow } from "../../src/catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { searchable } from "../../src/durable/index-cache.ts";
 import { FIELDS, toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
-import { ToolIndex } from "../../src/search/tool-index.ts";
+import { ToolIndex, type Hit } from "../../src/search/tool-index.ts";
 import type { ServiceTool } from "./dataset.ts";
 import { DEPTH } from "./metrics.ts";
 
-/** One ranked answer: eval ids best first, with the scores the threshold applies to. */
+/** One ranked answer, best first: eval ids with the service's score and match kind (peers: "terms"). */
 export interface Ranked {
-  ids: string[];
-  /** Per result: the score compared with the threshold, or null for exact-name matches (always kept). */
-  scores: (number | null)[];
+  hits: { id: string; score: number; match: Hit["match"] }[];
 }
 
 export interface Engine {
@@ -44,8 +42,9 @@ export function ours(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, stri
     name: "tool-search",
     thresholded: true,
     search(query) {
+      // Threshold 0 keeps every hit; the evaluation applies thresholds afterwards with the same rule.
       const hits = index.search(query, { limit: DEPTH, threshold: 0 });
-      return { ids: hits.map((h) => evalIds.get(h.id)!), scores: hits.map((h) => (h.match === "terms" ? h.score : null)) };
+      return { hits: hits.map((h) => ({ id: evalIds.get(h.id)!, score: h.score, match: h.match })) };
     },
   };
 }
@@ -62,7 +61,7 @@ export function miniSearch(rows: readonly ToolRow[], evalIds: ReadonlyMap<string
     thresholded: false,
     search(query) {
       const hits = mini.search(query).slice(0, DEPTH);
-      return { ids: hits.map((h) => evalIds.get(String(h.id))!), scores: hits.map((h) => h.score) };
+      return { hits: hits.map((h) => ({ id: evalIds.get(String(h.id))!, score: h.score, match: "terms" as const })) };
     },
   };
 }
@@ -76,7 +75,7 @@ export async function oramaDefaults(rows: readonly ToolRow[], evalIds: ReadonlyM
     thresholded: false,
     async search(query) {
       const res = await oramaSearch(db, { term: query, limit: DEPTH });
-      return { ids: res.hits.map((h) => evalIds.get(h.id)!), scores: res.hits.map((h) => h.score) };
+      return { hits: res.hits.map((h) => ({ id: evalIds.get(h.id)!, score: h.score, match: "terms" as const })) };
     },
   };
 }

@@ -11,7 +11,7 @@ import { Progress } from "./progress.ts";
 const BATCH = 500;
 
 interface SearchReply {
-  results: { tool_id: string; score: number | null; match: string }[];
+  results: { tool_id: string; score: number; match: "exact-name" | "name-tail" | "terms" }[];
   threshold: number;
 }
 
@@ -52,12 +52,11 @@ export async function httpEngine(base: string, operatorToken: string, label: str
       const reply = await request<SearchReply>(base, key, "POST", `/v1/tenants/${tenant}/search`, { query, max_results: DEPTH });
       applied = reply.threshold;
       return {
-        ids: reply.results.map((r) => {
+        hits: reply.results.map((r) => {
           const id = evalIds.get(r.tool_id);
           if (!id) throw new Error(`the service returned an unknown tool ${r.tool_id}`);
-          return id;
+          return { id, score: r.score, match: r.match };
         }),
-        scores: reply.results.map((r) => r.score),
       };
     },
   };

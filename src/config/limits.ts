@@ -27,6 +27,9 @@ export const LimitsSchema = z
     max_query_chars: z.number().int().min(1).default(1_000),
     /** Largest `max_results` a search may ask for. */
     max_results: z.number().int().min(1).default(50),
+    /** Synonym keys a tenant may hold, and expansions per key (see config/synonyms.ts). */
+    max_synonyms: z.number().int().min(0).default(500),
+    max_synonym_expansions: z.number().int().min(1).default(10),
     /** Keys a tenant may hold (revoked ones included). */
     max_keys_per_tenant: z.number().int().min(1).default(100),
     /** Page size ceiling for listings. */

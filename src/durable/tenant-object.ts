@@ -11,9 +11,11 @@ import { modelName } from "../catalog/render.ts";
 import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
 import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../config/settings.ts";
+import { synonymsSchema, type SynonymMap } from "../config/synonyms.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
+import { compileSynonyms, type Synonyms } from "../search/query.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { IndexCache, type LoadReport } from "./index-cache.ts";
@@ -63,7 +65,7 @@ export interface SearchResultItem {
   description: string;
   score: number | null;
   match: "tool-id" | Hit["match"];
-  explain?: { fields: NonNullable<Hit["explain"]>["fields"]; terms: NonNullable<Hit["explain"]>["terms"] };
+  explain?: Omit<NonNullable<Hit["explain"]>, "match">;
 }
 
 export interface SearchOutput {
@@ -92,6 +94,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly index: IndexCache;
   private readonly keys = new Map<string, KeyRecord | null>();
   private cachedSettings: Settings | null = null;
+  private cachedSynonyms: { map: SynonymMap; compiled: Synonyms } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -175,6 +178,31 @@ export class TenantObject extends DurableObject<Env> {
       this.meta.set("settings", JSON.stringify(next));
       this.cachedSettings = next;
       return ok(next);
+    });
+  }
+
+  // ---- synonyms -----------------------------------------------------------------------------------
+
+  private synonyms(): { map: SynonymMap; compiled: Synonyms } {
+    if (!this.cachedSynonyms) {
+      const map = JSON.parse(this.meta.get("synonyms") ?? "{}") as SynonymMap;
+      this.cachedSynonyms = { map, compiled: compileSynonyms(map) };
+    }
+    return this.cachedSynonyms;
+  }
+
+  async getSynonyms(caller: Caller): Promise<Result<SynonymMap>> {
+    return this.guarded(caller, "admin", () => ok(this.synonyms().map));
+  }
+
+  /** Replaces the whole map (an empty map removes every synonym); applies from the next search. */
+  async putSynonyms(caller: Caller, synonyms: SynonymMap): Promise<Result<SynonymMap>> {
+    return this.guarded(caller, "admin", () => {
+      const parsed = synonymsSchema(loadConfig(this.env).limits).safeParse(synonyms);
+      if (!parsed.success) return fail("invalid-request", "synonyms are not valid", { issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+      this.meta.set("synonyms", JSON.stringify(parsed.data));
+      this.cachedSynonyms = { map: parsed.data, compiled: compileSynonyms(parsed.data) };
+      return ok(parsed.data);
     });
   }
 
@@ -371,7 +399,7 @@ export class TenantObject extends DurableObject<Env> {
   private bm25f(): Bm25fParams {
     const weights = this.settings().field_weights;
     return {
-      k1: DEFAULT_BM25F.k1,
+      ...DEFAULT_BM25F,
       fields: Object.fromEntries(FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }])) as Bm25fParams["fields"],
     };
   }
@@ -389,7 +417,7 @@ export class TenantObject extends DurableObject<Env> {
 
     const query = input.query!;
     const index = this.index.get();
-    const hits = index.search(query, { limit, threshold, params: this.bm25f(), explain: input.explain ?? false });
+    const hits = index.search(query, { limit, threshold, params: this.bm25f(), synonyms: this.synonyms().compiled, explain: input.explain ?? false });
     const rows = input.with_rows ? this.repo.getTools(hits.map((h) => h.id)) : [];
     const results = hits.map((hit): SearchResultItem => {
       const doc = index.document(hit.id)!;
@@ -402,7 +430,7 @@ export class TenantObject extends DurableObject<Env> {
         description: doc.description,
         score: round(hit.score),
         match: hit.match,
-        ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
+        ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
       };
     });
     const message =
@@ -432,4 +460,14 @@ export class TenantObject extends DurableObject<Env> {
 
 function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;
+}
+
+/** An explanation as the API shows it: rounded like scores. */
+function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullable<SearchResultItem["explain"]> {
+  return {
+    ...e,
+    terms: e.terms.map((t) => ({ ...t, weight: round(t.weight), idf: round(t.idf), score: round(t.score) })),
+    ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
+    unit: round(e.unit),
+  };
 }

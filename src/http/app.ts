@@ -11,6 +11,7 @@ import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
+import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 
 export const API_VERSION = "1.0.0";
@@ -56,6 +57,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerTenantRoutes(app);
   registerCatalogRoutes(app, config);
   registerSearchRoutes(app, config);
+  registerSynonymRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

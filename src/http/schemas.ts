@@ -108,7 +108,12 @@ export function searchRequestSchema(limits: Limits) {
       tool_id: z.string().min(1).max(260).optional().describe("Exact id `server::name`: returns that tool or 404 with suggestions"),
       query: z.string().min(1).max(limits.max_query_chars).optional().describe("Keywords, ranked with BM25F"),
       max_results: z.number().int().min(1).max(limits.max_results).optional().describe("Default: the tenant's default_max_results (5)"),
-      threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
+      threshold: z
+        .number()
+        .min(0)
+        .max(100)
+        .optional()
+        .describe("Score the best ranked hit must reach (others then need half of it); overrides the tenant and deployment default"),
       format: OutputFormatSchema.optional().describe("Include each result's full definition in this format"),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
     })
@@ -120,10 +125,12 @@ export function searchRequestSchema(limits: Limits) {
 export type SearchRequest = z.infer<ReturnType<typeof searchRequestSchema>>;
 
 const TermExplanationSchema = z.object({
-  term: z.string(),
-  idf: z.number(),
-  tf: z.partialRecord(z.enum(FIELDS), z.number()),
-  score: z.number(),
+  term: z.string().describe("An analysed query term: a word stem, or two words for a phrase"),
+  weight: z.number().describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
+  via: z.string().optional().describe("The tenant synonym key that added this term"),
+  idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
+  tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
+  score: z.number().describe("The term's part of the score"),
 });
 
 export const SearchResultSchema = z
@@ -133,15 +140,21 @@ export const SearchResultSchema = z
     name: z.string(),
     model_name: z.string(),
     description: z.string(),
-    score: z.number().nullable().describe("BM25F score (see README: scores and the threshold); null for tool_id lookups"),
+    score: z.number().nullable().describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
     match: z.enum(["tool-id", "exact-name", "name-tail", "terms"]).describe("Why the tool is here"),
     definition: z.record(z.string(), z.unknown()).optional(),
     explain: z
       .object({
         fields: z.partialRecord(z.enum(FIELDS), z.array(z.string())).describe("Query terms found, per field"),
-        terms: z.array(TermExplanationSchema).describe("Each matched term's IDF, counts per field and share of the score"),
+        terms: z.array(TermExplanationSchema).describe("Each matched term's weight, IDF, counts per field and part of the score"),
+        context: z
+          .object({ from: z.string().describe("The tool on the same server that gave the boost"), score: z.number() })
+          .optional()
+          .describe("Server context: the part of the score that comes from a strong match on the same server"),
+        unit: z.number().describe("ln(1 + N) for N tools: the evidence (sum of BM25F+ parts, in nats) that scores 1"),
       })
-      .optional(),
+      .optional()
+      .describe("Why the tool scored what it did: score = sum of terms[].score + context.score"),
   })
   .meta({ id: "SearchResult" });
 

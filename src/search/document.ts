@@ -5,6 +5,8 @@
  * catalog rows in storage remain the single source of a tool's definition.
  */
 
+import { analyze, phrases } from "./tokenizer.ts";
+
 export const FIELDS = ["name", "server", "description", "params", "keywords"] as const;
 export type Field = (typeof FIELDS)[number];
 
@@ -26,6 +28,20 @@ export type SearchDocument = { id: string; toolName: string; aliases: string[] }
 
 /** How deep into nested parameter schemas names and descriptions are collected. */
 const MAX_PARAM_DEPTH = 4;
+
+/**
+ * How many terms of a description's opening also count as two-word phrases. Descriptions say what
+ * the tool does first (`Retrieves the weather forecast for a city`); a query that shares a phrase
+ * with that opening is about the tool, not just near it. Limiting phrases to the opening keeps the
+ * index small: every phrase is a term of its own.
+ */
+export const PHRASE_TERMS = 16;
+
+/** The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases. */
+export function fieldTerms(field: string, text: string): string[] {
+  const terms = analyze(text);
+  return field === "description" ? [...terms, ...phrases(terms.slice(0, PHRASE_TERMS))] : terms;
+}
 
 export function toSearchDocument(tool: SearchableTool): SearchDocument {
   return {

@@ -1,13 +1,16 @@
 /**
- * BM25F scoring over the postings store, with a score whose scale does not depend on catalog size.
+ * BM25F⁺ evidence over the postings store: how strongly a tool's text matches a query's terms.
  *
  * For each query term t:  tf~ = sum over fields f of  w_f * tf(t,f) / (1 - b_f + b_f * len_f / avglen_f)
- *                         part(t) = q(t) * idf(t) * (k1 + 1) * tf~ / (k1 + tf~)
- *                         idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))          (Lucene's IDF)
- * where q(t) is the query term's weight (see query.ts), and the score is the sum of parts. One occurrence in a field of weight 1 and average length
- * gives exactly idf(t), which is about ln(1/share of tools containing t) whatever N is: a
- * threshold of 1.5 means "matched at least one term that fewer than ~22 % of tools contain" on
- * a 50-tool catalog and on a 10,000-tool one alike.
+ *                         part(t) = q(t) * idf(t) * ((k1 + 1) * tf~ / (k1 + tf~) + delta)     if tf~ > 0
+ *                         idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))                   (Lucene's IDF)
+ * where q(t) is the query term's weight (query.ts) and the evidence is the sum of parts, in nats:
+ * idf(t) is about ln(1 / share of tools containing t). `delta` is BM25+'s lower bound for a matched
+ * term: every matched word adds at least delta * idf, so a tool that matches more of the query's
+ * distinct words gains over one that repeats a single word, and one occurrence in a field of weight
+ * 1 and average length is worth exactly (1 + delta) * idf(t).
+ *
+ * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
 import { FIELDS, type Field } from "./document.ts";
 import { compact, FIELD_SLOT, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
@@ -21,11 +24,15 @@ export interface FieldParams {
 
 export interface Bm25fParams {
   k1: number;
+  /** BM25+'s per-matched-term lower bound, in units of the term's idf. */
+  delta: number;
   fields: Record<Field, FieldParams>;
 }
 
+/** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
 export const DEFAULT_BM25F: Bm25fParams = {
   k1: 1.2,
+  delta: 0.5,
   fields: {
     name: { weight: 3, b: 0.5 },
     server: { weight: 1, b: 0.3 },
@@ -40,16 +47,20 @@ export interface Scored {
   score: number;
 }
 
-/** An analysed query term and its weight q(t) in the sum. */
+/** An analysed query term (a word or a two-word phrase) and its weight q(t) in the sum. */
 export interface QueryTerm {
   term: string;
   weight: number;
+  /** The tenant synonym key that added this term, when a synonym did. */
+  via?: string;
 }
 
 export interface TermExplanation {
   term: string;
   /** The query term's weight q(t). */
   weight: number;
+  /** The tenant synonym key that added this term, when a synonym did. */
+  via?: string;
   idf: number;
   /** Raw occurrences of the term per field where it occurs. */
   tf: Partial<Record<Field, number>>;
@@ -66,6 +77,19 @@ let scratch = new Float64Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * What a search score is measured in: ln(1 + N) nats, the information it takes to pick one answer
+ * out of N tools or none. Dividing evidence by it keeps one threshold meaningful on any catalog size.
+ */
+export function scoreUnit(docs: number): number {
+  return Math.log(1 + docs);
+}
+
+/** part(t) for a term of weight q and idf, given its tf~ in a document; 0 when only fields weighted 0 hold it. */
+function termPart(weightedIdf: number, tf: number, params: Bm25fParams): number {
+  return tf > 0 ? weightedIdf * (((params.k1 + 1) * tf) / (params.k1 + tf) + params.delta) : 0;
 }
 
 function averages(store: PostingsStore): Record<Field, number> {
@@ -110,7 +134,6 @@ export function scoreTerms(
 ): Scored[] {
   compact(store);
   const fields = fieldTable(store, params);
-  const k1 = params.k1;
   const touched: number[] = [];
   for (const { term, weight } of terms) {
     const list = store.terms.get(term);
@@ -126,7 +149,7 @@ export function scoreTerms(
         scratch = grown;
       }
       if (scratch[doc] === 0) touched.push(doc);
-      scratch[doc]! += (termIdf * (k1 + 1) * tf) / (k1 + tf);
+      scratch[doc]! += termPart(termIdf, tf, params);
     }
   }
   const scored = touched.map((internalId) => ({ internalId, score: scratch[internalId]! }));
@@ -162,7 +185,7 @@ export function explainTerms(
   compact(store);
   const fields = fieldTable(store, params);
   const out: TermExplanation[] = [];
-  for (const { term, weight } of terms) {
+  for (const { term, weight, via } of terms) {
     const list = store.terms.get(term);
     if (!list) continue;
     for (let i = 0; i < list.length; i += 2) {
@@ -175,7 +198,7 @@ export function explainTerms(
         if (count !== 0) counts[name] = count;
       });
       const tf = weightedTf(fields, packed, internalId);
-      out.push({ term, weight, idf: termIdf, tf: counts, score: (weight * termIdf * (params.k1 + 1) * tf) / (params.k1 + tf) });
+      out.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score: termPart(weight * termIdf, tf, params) });
       break;
     }
   }

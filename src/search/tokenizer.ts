@@ -65,12 +65,28 @@ export function splitWords(text: string): string[] {
   return words;
 }
 
+/** Porter's stemmer, as Orama ships it for its own English tokenizer (no extra dependency). */
+const porter = oramaTokenizer.createTokenizer({ language: "english", stemming: true }).stemmer!;
+
 /**
- * Porter's stemmer, as Orama ships it for its own English tokenizer: `calculates`, `calculated` and
- * `calculation` meet `calculate`; `forecasts` meets `forecast`. Stronger than a plural stemmer, which
- * matters when queries paraphrase descriptions instead of quoting them.
+ * Plurals folded first (Harman's S-stemmer with `-ches`/`-xes`/`-uses`, which Porter misses for
+ * `statuses`), then Porter's stemmer: `calculates`, `calculated` and `calculation` meet `calculate`,
+ * `forecasts` meets `forecast`. Stronger than plural folding alone, which matters when queries
+ * paraphrase descriptions instead of quoting them. Numbers are left as they are.
  */
-export const stem: (word: string) => string = oramaTokenizer.createTokenizer({ language: "english", stemming: true }).stemmer!;
+export function stem(word: string): string {
+  if (/\d/.test(word)) return word;
+  return porter(foldPlural(word));
+}
+
+function foldPlural(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies") && word.length > 4 && !/[ae]ies$/.test(word)) return word.slice(0, -3) + "y";
+  if (word.endsWith("sses")) return word.slice(0, -2);
+  if (word.endsWith("es") && /(ch|sh|x|zz|us)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("s") && !/(ss|us|is|ys)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
 
 /** The terms a text contributes to the index or a query: split, stop words removed, stemmed. */
 export function analyze(text: string): string[] {
@@ -80,4 +96,14 @@ export function analyze(text: string): string[] {
     terms.push(stem(word));
   }
   return terms;
+}
+
+/**
+ * Two-word phrases: each pair of adjacent terms as one term (`weather forecast`). No analysed term
+ * holds a space, so a phrase never collides with a word.
+ */
+export function phrases(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < terms.length; i++) out.push(`${terms[i]} ${terms[i + 1]}`);
+  return out;
 }
