@@ -15,17 +15,29 @@ interface SearchReply {
   threshold: number;
 }
 
+const ATTEMPTS = 4;
+
 async function request<T>(base: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(new URL(path, base), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, base), {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (e) {
+      // A local dev server drops a kept-alive connection now and then: retry the request (searches are idempotent).
+      if (attempt < ATTEMPTS) {
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+        continue;
+      }
+      throw e;
+    }
     const text = await res.text();
     if (res.ok) return JSON.parse(text) as T;
-    // A local dev server may briefly refuse while it restarts an object: retry server errors a few times.
-    if (res.status >= 500 && attempt < 3) continue;
+    // ...and may briefly fail while it restarts an object: retry server errors too.
+    if (res.status >= 500 && attempt < ATTEMPTS) continue;
     throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
   }
 }

@@ -417,7 +417,8 @@ export class TenantObject extends DurableObject<Env> {
 
     const query = input.query!;
     const index = this.index.get();
-    const hits = index.search(query, { limit, threshold, params: this.bm25f(), synonyms: this.synonyms().compiled, explain: input.explain ?? false });
+    const options = { params: this.bm25f(), synonyms: this.synonyms().compiled };
+    const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
     const rows = input.with_rows ? this.repo.getTools(hits.map((h) => h.id)) : [];
     const results = hits.map((hit): SearchResultItem => {
       const doc = index.document(hit.id)!;
@@ -433,11 +434,17 @@ export class TenantObject extends DurableObject<Env> {
         ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
       };
     });
-    const message =
-      results.length === 0
-        ? `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
-          `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`
-        : undefined;
+    let message: string | undefined;
+    if (results.length === 0) {
+      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
+      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.match === "terms" && h.score >= threshold / 2);
+      message =
+        closest.length > 0
+          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
+            `they share only words that many tools use. If one of them is meant, search again with more words about the task, or pass a lower "threshold".`
+          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
+            `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`;
+    }
     return ok({ results, threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
   }
 

@@ -75,9 +75,18 @@ const porter = oramaTokenizer.createTokenizer({ language: "english", stemming: t
  * paraphrase descriptions instead of quoting them. Numbers are left as they are.
  */
 export function stem(word: string): string {
-  if (/\d/.test(word)) return word;
-  return porter(foldPlural(word));
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = /\d/.test(word) ? word : porter(foldPlural(word));
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
 }
+
+/** Porter's rules are a chain of regular expressions; a catalog repeats few thousand words, so results are kept (bounded). */
+const STEM_CACHE_SIZE = 50_000;
+const stems = new Map<string, string>();
 
 function foldPlural(word: string): string {
   if (word.length <= 3) return word;

@@ -52,7 +52,7 @@ export interface Hit {
 }
 
 /** How many of the best-scoring tools server context looks at (server-context.ts). */
-const CANDIDATES = 50;
+const CANDIDATES = 20;
 /**
  * Once the best ranked hit reaches the threshold, the other hits are listed down to this share of
  * it: alternatives nearly as good as a clear match are worth showing, noise is not.
@@ -171,9 +171,8 @@ export class ToolIndex {
     const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
 
     const hits: Hit[] = [];
-    const own = new Map(candidates.map((c) => [c.id, c.score]));
     for (const [id, match] of named) {
-      const evidence = own.get(id) ?? sum(explainTerms(store, terms, params, internal.get(id)!)) / unit;
+      const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, internal.get(id)!)) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     const rest = candidates.filter((c) => !named.has(c.id)).map((c): Hit => ({ id: c.id, score: scored(c.id, c.score), match: "terms" }));

@@ -98,12 +98,15 @@ describe("search", () => {
     expect(cut.body.results).toEqual([]);
     expect(cut.body.threshold).toBe(top + 0.01);
     expect(cut.body.message).toMatch(/^No tool matched "spreadsheets"/);
-    expect(cut.body.message).toContain("unlikely to help");
+    // A near miss is named, with what to do about it.
+    expect(cut.body.message).toContain(`Closest: ${weak.body.results[0].tool_id} (${top})`);
+    expect(cut.body.message).toContain("more words about the task");
 
     const none = await search(tenant, key, { query: "zebra migration patterns" });
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ results: [], threshold: 1.5, activated: [] });
     expect(none.body.message).toContain("No tool matched");
+    expect(none.body.message).toContain("unlikely to help");
   });
 
   it("keeps exact-name matches above any threshold", async () => {
