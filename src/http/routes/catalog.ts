@@ -225,12 +225,12 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
   });
 }
 
-function encodeCursor(id: string): string {
+export function encodeCursor(id: string): string {
   return btoa(String.fromCharCode(...new TextEncoder().encode(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The id a cursor stands for; null when it is not a cursor this API made. */
-function decodeCursor(cursor: string): string | null {
+export function decodeCursor(cursor: string): string | null {
   try {
     const bytes = Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
     const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
