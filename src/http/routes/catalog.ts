@@ -134,7 +134,11 @@ const getCatalog = createRoute({
   method: "get",
   path: "/v1/tenants/{tenant}/catalog",
   tags: ["catalog"],
-  summary: "Catalog revision, tool counts per server, index state (search scope)",
+  summary: "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
+  description:
+    "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
+    "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
+    "or changed tools are tokenized.",
   security: BEARER,
   request: { params: tenantParam },
   responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
