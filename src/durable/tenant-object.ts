@@ -18,20 +18,19 @@ import { FIELDS } from "../search/document.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
-import { sessionAlwaysLoaded } from "../sessions/always-loaded.ts";
-import { budget, budgetCap, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
+import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
-import { ambiguousNameMessage, notActiveMessage, unknownSessionMessage } from "../sessions/rescue.ts";
-import { isExpired, sessionView, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
-import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
-import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
+import { isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import type { SessionTool } from "../sessions/session-tools.ts";
+import { TOOL_SEARCH_NAME, type ListEntry } from "../sessions/tool-list.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews, type TokenTotals } from "./catalog-views.ts";
 import { IndexCache, type LoadReport } from "./index-cache.ts";
 import { ALPHABET, digestsEqual, generateKey, hashSecret, randomString, type Scope } from "./keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate } from "./schema.ts";
+import { SessionService } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 
 export type Caller = { kind: "operator" } | { kind: "key"; keyId: string; secret: string };
@@ -140,6 +139,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly index: IndexCache;
   private readonly views: CatalogViews;
   private readonly sessions: SessionStore;
+  private readonly sessionService: SessionService;
   private readonly keys = new Map<string, KeyRecord | null>();
   private cachedSettings: Settings | null = null;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
@@ -153,6 +153,12 @@ export class TenantObject extends DurableObject<Env> {
     this.index = new IndexCache(this.sql, this.repo, this.meta);
     this.views = new CatalogViews(this.sql, this.meta);
     this.sessions = new SessionStore(this.sql);
+    this.sessionService = new SessionService(this.sessions, this.repo, this.views, {
+      settings: () => this.settings(),
+      limits: () => loadConfig(this.env).limits,
+      tenantId: () => this.tenantId(),
+      transaction: (work) => this.ctx.storage.transactionSync(work),
+    });
     void ctx.blockConcurrencyWhile(async () => migrate(this.sql));
   }
 
@@ -467,7 +473,7 @@ export class TenantObject extends DurableObject<Env> {
         min_pct: request.min_pct ?? settings.plan.min_pct,
         min_tokens: request.min_tokens ?? settings.plan.min_tokens,
       };
-      const search = this.toolSearchTool(settings.search_budget);
+      const search = this.sessionService.toolSearchTool(settings.search_budget);
       const toolSearch = count(definitionText(search, TOOL_SEARCH_NAME));
       const withSearch = totals.tokens.always_loaded + toolSearch + totals.tokens.deferred_list;
       const decision = decidePlan({ contextWindow: request.context_window, deferredTools: totals.tools.deferred, deferredTokens: totals.tokens.deferred_definitions }, thresholds);
@@ -501,17 +507,17 @@ export class TenantObject extends DurableObject<Env> {
    */
   private sessionSearch(sessionId: string, input: SearchInput): Result<SearchOutput> {
     const now = Date.now();
-    const session = this.liveSession(sessionId, now);
-    if (!session) return this.noSession(sessionId);
-    const cap = budgetCap(session.budgetCap, this.settings().search_budget);
+    const session = this.sessionService.live(sessionId, now);
+    if (!session) return this.sessionService.notFound(sessionId);
+    const cap = this.sessionService.cap(session);
     if (isExhausted(session.turnSearches, cap)) return { ok: false, error: budgetExhausted(cap) };
     return this.ctx.storage.transactionSync((): Result<SearchOutput> => {
       const result = this.runSearch(input);
       this.sessions.countSearch(session.id);
-      this.touch(session, now);
+      this.sessionService.touch(session, now);
       const spent = budget(session.turnSearches + 1, cap);
       if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
-      const always = new Set(this.sessionAlwaysLoaded(session).ids);
+      const always = new Set(this.sessionService.alwaysLoaded(session).ids);
       const plan = planActivation(
         result.value.results.map((r) => r.tool_id),
         new Set(this.sessions.activated(session.id)),
@@ -585,15 +591,15 @@ export class TenantObject extends DurableObject<Env> {
         if (existing.fingerprint !== fingerprint) {
           return fail("conflict", `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`);
         }
-        this.touch(existing, now);
-        return ok({ created: false, session: this.view(existing) });
+        this.sessionService.touch(existing, now);
+        return ok({ created: false, session: this.sessionService.view(existing) });
       }
       const limit = loadConfig(this.env).limits.max_sessions_per_tenant;
       const live = this.sessions.countLive(now);
       if (live >= limit) {
         return fail("conflict", `This tenant has ${live} live sessions; the limit is ${limit}. DELETE sessions that have ended, or lower session_ttl_seconds.`);
       }
-      const clash = tools ? this.sessionToolClashes(tools) : null;
+      const clash = tools ? this.sessionService.clashes(tools) : null;
       if (clash) return clash;
       const ttlSeconds = options.ttl_seconds ?? settings.session_ttl_seconds;
       const session: SessionRecord = {
@@ -614,17 +620,17 @@ export class TenantObject extends DurableObject<Env> {
         if (tools) session.toolsVersion = this.sessions.replaceTools(id, tools);
       });
       await this.scheduleAlarm(session.expiresAt);
-      return ok({ created: true, session: this.view(session) });
+      return ok({ created: true, session: this.sessionService.view(session) });
     });
   }
 
   async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.withSession(sessionId, (session) => ok(this.view(session))));
+    return this.guarded(caller, "search", () => this.sessionService.with(sessionId, (session) => ok(this.sessionService.view(session))));
   }
 
   async deleteSession(caller: Caller, sessionId: string): Promise<Result<null>> {
     return this.guarded(caller, "search", () => {
-      if (!this.liveSession(sessionId, Date.now())) return this.noSession(sessionId);
+      if (!this.sessionService.live(sessionId, Date.now())) return this.sessionService.notFound(sessionId);
       this.ctx.storage.transactionSync(() => this.sessions.delete(sessionId));
       return ok(null);
     });
@@ -633,7 +639,7 @@ export class TenantObject extends DurableObject<Env> {
   /** Starts the next turn: the search count starts again from 0. */
   async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
     return this.guarded(caller, "search", () =>
-      this.withSession(sessionId, (session) => {
+      this.sessionService.with(sessionId, (session) => {
         const step = turnStep(session.turn, requested);
         if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
         if (step.kind === "advance") {
@@ -641,7 +647,7 @@ export class TenantObject extends DurableObject<Env> {
           session.turn += 1;
           session.turnSearches = 0;
         }
-        return ok(this.view(session));
+        return ok(this.sessionService.view(session));
       }),
     );
   }
@@ -654,8 +660,8 @@ export class TenantObject extends DurableObject<Env> {
   async setSessionTools(caller: Caller, sessionId: string, tools: SessionTool[]): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
     const run = this.toolReplacements.then(() =>
       this.guarded(caller, "search", () =>
-        this.withSession(sessionId, (session) => {
-          const clash = this.sessionToolClashes(tools);
+        this.sessionService.with(sessionId, (session) => {
+          const clash = this.sessionService.clashes(tools);
           if (clash) return clash;
           const version = this.sessions.replaceTools(session.id, tools);
           return ok({ session_id: session.id, tools_version: version, tools: tools.map((t) => t.name) });
@@ -669,9 +675,9 @@ export class TenantObject extends DurableObject<Env> {
   /** The definitions to send with the session's next model request, in their stable order. */
   async sessionToolList(caller: Caller, sessionId: string): Promise<Result<SessionToolList>> {
     return this.guarded(caller, "search", () =>
-      this.withSession(sessionId, (session) => {
-        const cap = budgetCap(session.budgetCap, this.settings().search_budget);
-        return ok({ session_id: session.id, turn: session.turn, budget: budget(session.turnSearches, cap), entries: this.toolList(session) });
+      this.sessionService.with(sessionId, (session) => {
+        const entries = this.sessionService.toolList(session);
+        return ok({ session_id: session.id, turn: session.turn, budget: budget(session.turnSearches, this.sessionService.cap(session)), entries });
       }),
     );
   }
@@ -682,113 +688,7 @@ export class TenantObject extends DurableObject<Env> {
    * name, a tool id or a bare tool name (which must then pick out one active tool).
    */
   async resolve(caller: Caller, sessionId: string, name: string): Promise<Result<ListEntry>> {
-    return this.guarded(caller, "search", () =>
-      this.withSession(sessionId, (session) => {
-        const list = this.toolList(session);
-        const exact = list.find((e) => e.name === name) ?? list.find((e) => e.tool_id === name);
-        if (exact) return ok(exact);
-        const bare = list.filter((e) => e.tool_id !== null && e.tool.name === name);
-        if (bare.length === 1) return ok(bare[0]!);
-        if (bare.length > 1) {
-          const ids = bare.map((e) => e.tool_id!);
-          return fail("conflict", ambiguousNameMessage(name, ids), { tool_ids: ids });
-        }
-        const inCatalog = this.views.idsFor(name);
-        const callable = list.filter((e) => e.source === "always-loaded" || e.source === "session").map((e) => e.name);
-        return fail("tool-not-active", notActiveMessage(name, callable), { in_catalog: inCatalog.length > 0 });
-      }),
-    );
-  }
-
-  /** Runs `work` on a live session (404 otherwise) inside one transaction, and counts the call as use. */
-  private withSession<T>(sessionId: string, work: (session: SessionRecord) => Result<T>): Result<T> {
-    const now = Date.now();
-    const session = this.liveSession(sessionId, now);
-    if (!session) return this.noSession(sessionId);
-    return this.ctx.storage.transactionSync(() => {
-      this.touch(session, now);
-      return work(session);
-    });
-  }
-
-  /** The session, or null when it does not exist or has expired (an expired one is removed on the spot). */
-  private liveSession(sessionId: string, now: number): SessionRecord | null {
-    const session = this.sessions.get(sessionId);
-    if (!session) return null;
-    if (isExpired(session, now)) {
-      this.ctx.storage.transactionSync(() => this.sessions.delete(sessionId));
-      return null;
-    }
-    return session;
-  }
-
-  /** A call that names a session keeps it alive for another ttl_seconds. The alarm already planned is earlier; it re-plans itself. */
-  private touch(session: SessionRecord, now: number): void {
-    session.expiresAt = now + session.ttlSeconds * 1000;
-    this.sessions.touch(session.id, session.expiresAt);
-  }
-
-  private noSession(sessionId: string): { ok: false; error: ApiError } {
-    return fail("not-found", unknownSessionMessage(sessionId, this.tenantId() ?? "?"), { session_id: sessionId });
-  }
-
-  private view(session: SessionRecord): SessionView {
-    const always = this.sessionAlwaysLoaded(session);
-    return sessionView(session, budgetCap(session.budgetCap, this.settings().search_budget), {
-      alwaysLoaded: always.ids,
-      activated: this.sessions.activated(session.id),
-      sessionTools: this.sessions.toolNames(session.id),
-      inlineUnresolved: always.unresolved,
-    });
-  }
-
-  /** The tenant's always-loaded tools plus the ones the session's agent names (unless it defers them). */
-  private sessionAlwaysLoaded(session: SessionRecord): { ids: string[]; unresolved: string[] } {
-    const tenant = this.views.alwaysLoaded(this.settings().default_defer).ids;
-    if (!session.inline) return { ids: tenant, unresolved: [] };
-    const named: string[] = [];
-    const unresolved: string[] = [];
-    for (const ref of session.inline) {
-      const ids = this.views.idsFor(ref);
-      if (ids.length === 0) unresolved.push(ref);
-      named.push(...ids);
-    }
-    return { ids: sessionAlwaysLoaded(tenant, named, session.deferredToolLoading), unresolved };
-  }
-
-  private toolSearchTool(cap: number): ToolRow {
-    const settings = this.settings();
-    return toolSearchTool({
-      deferredServers: this.views.alwaysLoaded(settings.default_defer).deferredServers,
-      budgetCap: cap,
-      defaultMaxResults: settings.default_max_results,
-      maxResults: loadConfig(this.env).limits.max_results,
-    });
-  }
-
-  private toolList(session: SessionRecord): ListEntry[] {
-    const catalogEntry = (source: "always-loaded" | "activated") => (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
-    return composeToolList({
-      toolSearch: {
-        name: TOOL_SEARCH_NAME,
-        source: "tool_search",
-        tool_id: null,
-        tool: this.toolSearchTool(budgetCap(session.budgetCap, this.settings().search_budget)),
-      },
-      alwaysLoaded: this.repo.getTools(this.sessionAlwaysLoaded(session).ids).map(catalogEntry("always-loaded")),
-      session: this.sessions.tools(session.id).map((tool) => ({ name: tool.name, source: "session", tool_id: null, tool: sessionToolRow(tool) })),
-      activated: this.repo.getTools(this.sessions.activated(session.id)).map(catalogEntry("activated")),
-    });
-  }
-
-  /** A session tool may not take a catalog tool's model-facing name (see sessions/session-tools.ts). */
-  private sessionToolClashes(tools: readonly SessionTool[]): { ok: false; error: ApiError } | null {
-    const owners = this.repo.modelNameOwners(tools.map((t) => t.name));
-    if (owners.size === 0) return null;
-    const pairs = [...owners].map(([name, id]) => `'${name}' (catalog tool ${id})`);
-    return fail("conflict", `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. Rename them; the previous tools stay in place.`, {
-      clashes: [...owners.keys()],
-    });
+    return this.guarded(caller, "search", () => this.sessionService.with(sessionId, (session) => this.sessionService.resolve(session, name)));
   }
 
   private summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
