@@ -141,19 +141,30 @@ export class CatalogViews {
     return totals;
   }
 
-  /** Counts tokens of tools that have no count for their current content. */
+  /**
+   * Counts tokens of tools that have no count for their current content. The stale ids are read
+   * first and the rows fetched a chunk at a time, so a large catalog's schemas are never all in
+   * memory at once.
+   */
   private countMissing(count: TokenCounter): void {
     const stale = this.sql
-      .exec<{ id: string; hash: string; server: string; name: string; model_name: string; description: string; input_schema: string }>(
-        `SELECT t.id AS id, t.hash AS hash, t.server AS server, t.name AS name, t.model_name AS model_name, t.description AS description, t.input_schema AS input_schema
-           FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS NULL OR k.hash <> t.hash`,
-      )
-      .toArray();
-    for (const r of stale) {
-      const definition = count(definitionText({ server: r.server, name: r.name, description: r.description, inputSchema: JSON.parse(r.input_schema) }, r.model_name));
-      // One line of the deferred list, plus its newline.
-      const line = count(deferredLine(r.id, r.description).line) + 1;
-      this.sql.exec(`INSERT OR REPLACE INTO tool_tokens (id, hash, definition, line) VALUES (?, ?, ?, ?)`, r.id, r.hash, definition, line);
+      .exec<{ id: string }>(`SELECT t.id AS id FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS NULL OR k.hash <> t.hash`)
+      .toArray()
+      .map((r) => r.id);
+    for (let i = 0; i < stale.length; i += IN_CHUNK) {
+      const part = stale.slice(i, i + IN_CHUNK);
+      const rows = this.sql
+        .exec<{ id: string; hash: string; server: string; name: string; model_name: string; description: string; input_schema: string }>(
+          `SELECT id, hash, server, name, model_name, description, input_schema FROM tools WHERE id IN (${part.map(() => "?").join(", ")})`,
+          ...part,
+        )
+        .toArray();
+      for (const r of rows) {
+        const definition = count(definitionText({ server: r.server, name: r.name, description: r.description, inputSchema: JSON.parse(r.input_schema) }, r.model_name));
+        // One line of the deferred list, plus its newline.
+        const line = count(deferredLine(r.id, r.description).line) + 1;
+        this.sql.exec(`INSERT OR REPLACE INTO tool_tokens (id, hash, definition, line) VALUES (?, ?, ?, ?)`, r.id, r.hash, definition, line);
+      }
     }
   }
 
