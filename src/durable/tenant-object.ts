@@ -21,7 +21,7 @@ import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
-import { isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import { idleTurnDue, isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import { TOOL_SEARCH_NAME, type ListEntry } from "../sessions/tool-list.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
@@ -510,10 +510,21 @@ export class TenantObject extends DurableObject<Env> {
     const session = this.sessionService.live(sessionId, now);
     if (!session) return this.sessionService.notFound(sessionId);
     const cap = this.sessionService.cap(session);
-    if (isExhausted(session.turnSearches, cap)) return { ok: false, error: budgetExhausted(cap) };
+    const idleTurn = idleTurnDue(session, now);
+    if (!idleTurn && isExhausted(session.turnSearches, cap)) {
+      // A refused attempt still keeps an idle-turn session's clock running: a model hammering a
+      // spent budget is still in the same turn.
+      if (session.turnIdleSeconds !== null) this.ctx.storage.transactionSync(() => this.sessions.markSearchAttempt(session.id, now));
+      return { ok: false, error: budgetExhausted(cap) };
+    }
     return this.ctx.storage.transactionSync((): Result<SearchOutput> => {
+      if (idleTurn) {
+        this.sessions.startTurn(session.id, false);
+        session.turn += 1;
+        session.turnSearches = 0;
+      }
       const result = this.runSearch(input);
-      this.sessions.countSearch(session.id);
+      this.sessions.countSearch(session.id, now);
       this.sessionService.touch(session, now);
       const spent = budget(session.turnSearches + 1, cap);
       if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
@@ -613,6 +624,8 @@ export class TenantObject extends DurableObject<Env> {
         inline: options.inline ?? null,
         deferredToolLoading: options.deferred_tool_loading ?? false,
         toolsVersion: 0,
+        turnIdleSeconds: options.turn_idle_seconds ?? null,
+        lastSearchAt: null,
       };
       this.ctx.storage.transactionSync(() => {
         if (existing) this.sessions.delete(id); // expired, not yet swept
@@ -643,10 +656,13 @@ export class TenantObject extends DurableObject<Env> {
         const step = turnStep(session.turn, requested);
         if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
         if (step.kind === "advance") {
-          this.sessions.startTurn(session.id);
+          this.sessions.startTurn(session.id, true);
           session.turn += 1;
           session.turnSearches = 0;
+        } else {
+          this.sessions.endIdleTurns(session.id);
         }
+        session.turnIdleSeconds = null;
         return ok(this.sessionService.view(session));
       }),
     );
