@@ -637,6 +637,18 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * The tool-search session behind a new MCP session: `bind`, an existing session the client
+   * names, or a new one with a generated id whose turns also start after a quiet spell (the
+   * tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
+   */
+  async openMcpSession(caller: Caller, bind: string | null): Promise<Result<SessionView>> {
+    if (bind !== null) return this.getSession(caller, bind);
+    const idle = this.settings().mcp_turn_idle_seconds;
+    const created = await this.createSession(caller, { session_id: `mcp_${randomString(32, ALPHABET)}`, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) }, null);
+    return created.ok ? ok(created.value.session) : created;
+  }
+
   async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
     return this.guarded(caller, "search", () => this.sessionService.with(sessionId, (session) => ok(this.sessionService.view(session))));
   }
