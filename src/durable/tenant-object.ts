@@ -8,6 +8,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { canonicalJson } from "../catalog/json.ts";
+import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
 import { modelName } from "../catalog/render.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
@@ -67,6 +68,25 @@ export interface SearchInput {
   session_id?: string;
   /** Return the result rows too, so the caller can render definitions. */
   with_rows?: boolean;
+  /** Return what the vendor formats need besides the rows: which results are deferred, their servers' summaries. */
+  with_export_facts?: boolean;
+}
+
+/** What a vendor rendering needs besides the rows (see catalog/vendor.ts). */
+export interface ExportFacts {
+  /** Ids of the given tools that are deferred (the others are always loaded). */
+  deferred: string[];
+  servers: ServerSummary[];
+}
+
+export interface ExportPage {
+  revision: number;
+  rows: ToolRow[];
+  facts: ExportFacts;
+  /** The last id of this page when more follow. */
+  next: string | null;
+  /** tool_search's definition (budget: the tenant's), on the first page when asked for. */
+  toolSearch: ToolRow | null;
 }
 
 export interface SearchResultItem {
@@ -89,6 +109,7 @@ export interface SearchOutput {
   threshold: number;
   message?: string;
   rows?: ToolRow[];
+  facts?: ExportFacts;
 }
 
 export interface CatalogInfo {
@@ -497,7 +518,43 @@ export class TenantObject extends DurableObject<Env> {
   // ---- search -------------------------------------------------------------------------------------
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
-    return this.guarded(caller, "search", () => (input.session_id === undefined ? this.runSearch(input) : this.sessionSearch(input.session_id, input)));
+    return this.guarded(caller, "search", () => {
+      const result = input.session_id === undefined ? this.runSearch(input) : this.sessionSearch(input.session_id, input);
+      if (!result.ok || !input.with_export_facts) return result;
+      return ok({ ...result.value, facts: this.exportFacts(result.value.results.map((r) => ({ id: r.tool_id, server: r.server }))) });
+    });
+  }
+
+  /**
+   * A page of the catalog for a vendor export, by tool id. A page ends at a server boundary unless
+   * one server alone fills it, so an OpenAI namespace is split across pages only when it must be.
+   */
+  async exportPage(caller: Caller, options: { after?: string | undefined; server?: string | undefined; limit: number; withToolSearch: boolean }): Promise<Result<ExportPage>> {
+    return this.guarded(caller, "search", () => {
+      const rows = this.repo.listTools({ after: options.after, server: options.server, limit: options.limit + 1 });
+      let page = rows.slice(0, options.limit);
+      const following = rows[options.limit];
+      if (following && following.server === page.at(-1)!.server) {
+        const start = page.findIndex((r) => r.server === following.server);
+        if (start > 0) page = page.slice(0, start);
+      }
+      const settings = this.settings();
+      return ok({
+        revision: this.meta.number("revision"),
+        rows: page,
+        facts: this.exportFacts(page.map((r) => ({ id: r.id, server: r.server }))),
+        next: following ? page.at(-1)!.id : null,
+        toolSearch: options.withToolSearch && options.after === undefined ? this.sessionService.toolSearchTool(settings.search_budget) : null,
+      });
+    });
+  }
+
+  private exportFacts(tools: { id: string; server: string }[]): ExportFacts {
+    const always = this.views.alwaysLoaded(this.settings().default_defer).has;
+    return {
+      deferred: tools.filter((t) => !always.has(t.id)).map((t) => t.id),
+      servers: this.repo.serverSummaries(tools.map((t) => t.server), NAMESPACE_NAMES_SHOWN),
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
+import { registerExportRoutes } from "./routes/export.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
@@ -62,6 +63,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSearchRoutes(app, config);
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
+  registerExportRoutes(app, config);
   registerMcpRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {

@@ -150,6 +150,44 @@ const JsonRpcMessageSchema = z
     },
   });
 
+const JsonRpcResponseSchema = z
+  .looseObject({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number()]),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.number().int(), message: z.string() }).optional(),
+  })
+  .meta({
+    id: "JsonRpcResponse",
+    example: {
+      jsonrpc: "2.0",
+      id: 2,
+      result: {
+        content: [{ type: "text", text: '{"error":"search-budget-exhausted","budgetCap":3,"message":"This turn\'s 3 tool searches are spent, …"}' }],
+        structuredContent: { error: "search-budget-exhausted", budgetCap: 3, message: "This turn's 3 tool searches are spent, …" },
+        isError: true,
+      },
+    },
+  });
+
+const JsonRpcErrorSchema = z
+  .object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number().int(), message: z.string() }), id: z.null() })
+  .meta({
+    id: "JsonRpcError",
+    example: { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: 'mcp_…' ended, expired or never existed. Start a new MCP session (initialize)." }, id: null },
+  });
+
+/** The protocol-level refusals of the MCP routes (JSON-RPC errors) next to the API's own (401, 403). */
+function mcpErrors() {
+  const { 401: unauthorized, 403: forbidden } = errorResponses("forbidden");
+  return {
+    400: { description: "No Mcp-Session-Id, malformed JSON-RPC, unsupported protocol version", content: { "application/json": { schema: JsonRpcErrorSchema } } },
+    401: unauthorized!,
+    403: forbidden!,
+    404: { description: "Unknown or ended session (-32001): initialize again", content: { "application/json": { schema: JsonRpcErrorSchema } } },
+  };
+}
+
 const mcpPost = createRoute({
   method: "post",
   path: "/v1/tenants/{tenant}/mcp",
@@ -171,9 +209,9 @@ const mcpPost = createRoute({
     body: { required: true, content: { "application/json": { schema: JsonRpcMessageSchema } } },
   },
   responses: {
-    200: { description: "The JSON-RPC response", content: { "application/json": { schema: JsonRpcMessageSchema } } },
+    200: { description: "The JSON-RPC response (JSON, not an event stream)", content: { "application/json": { schema: JsonRpcResponseSchema } } },
     202: { description: "Accepted (the body held only notifications)" },
-    ...errorResponses("forbidden", "not-found"),
+    ...mcpErrors(),
   },
 });
 
@@ -188,7 +226,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     summary: "End the MCP session (and the tool-search session behind it) (search scope)",
     security: BEARER,
     request: { params: z.object({ tenant: TenantIdSchema }), headers: mcpHeaders.pick({ "mcp-session-id": true }) },
-    responses: { 204: { description: "Ended" }, ...errorResponses("forbidden", "not-found") },
+    responses: { 204: { description: "Ended" }, ...mcpErrors() },
   });
   app.delete("/v1/tenants/:tenant/mcp", async (c) => {
     const named = c.req.header(SESSION_HEADER);
@@ -206,7 +244,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     summary: "405: this MCP server sends no server-initiated messages, so it offers no GET stream",
     security: BEARER,
     request: { params: z.object({ tenant: TenantIdSchema }) },
-    responses: { 405: { description: "Method not allowed" } },
+    responses: { 405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } } },
   });
   app.get("/v1/tenants/:tenant/mcp", () => rpcError(405, -32000, "Method not allowed: this server sends no server-initiated messages; use POST.", { allow: "POST, DELETE" }));
 }
