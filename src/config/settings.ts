@@ -57,7 +57,7 @@ export const SettingsPatchSchema = z
       .strictObject({ min_tools: z.number().int().min(0).optional(), min_pct: z.number().min(0).max(100).optional(), min_tokens: z.number().int().min(0).optional() })
       .optional(),
   })
-  .meta({ id: "TenantSettingsPatch" });
+  .meta({ id: "TenantSettingsPatch", example: { matching_threshold: 2, field_weights: { name: 4 }, search_budget: 5 } });
 
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 

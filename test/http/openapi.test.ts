@@ -1,5 +1,10 @@
 /** /openapi.json documents every route the app serves, from the same zod schemas that validate them. */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { schemasFor } from "../../src/catalog/batch.ts";
+import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
+import { SettingsPatchSchema } from "../../src/config/settings.ts";
+import * as schemas from "../../src/http/schemas.ts";
 import { call } from "../helpers.ts";
 
 const ROUTES = [
@@ -35,5 +40,39 @@ describe("/openapi.json", () => {
     const tools = r.body.paths["/v1/tenants/{tenant}/tools"].post.requestBody.content;
     expect(Object.keys(tools)).toEqual(["application/json", "application/x-ndjson"]);
     expect(JSON.stringify(r.body.components.schemas)).toContain("McpToolInput");
+  });
+});
+
+describe("examples in /openapi.json", () => {
+  const documented = [
+    schemas.ErrorSchema,
+    schemas.CreateTenantSchema,
+    schemas.TenantSchema,
+    schemas.CreateKeySchema,
+    schemas.KeyInfoSchema,
+    schemas.CreatedKeySchema,
+    SettingsPatchSchema,
+    schemas.toolBatchBodySchema(DEFAULT_LIMITS),
+    schemas.serverToolsBodySchema(DEFAULT_LIMITS),
+    schemasFor(DEFAULT_LIMITS).byFormat.mcp,
+    schemas.ToolBatchResultSchema,
+    schemas.ToolSummarySchema,
+    schemas.ToolPageSchema,
+    schemas.ToolDetailSchema,
+    schemas.CatalogSchema,
+    schemas.searchRequestSchema(DEFAULT_LIMITS),
+    schemas.SearchResultSchema,
+    schemas.SearchResponseSchema,
+  ];
+
+  it("are valid by the schema they illustrate, and reach the document", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    for (const schema of documented) {
+      const meta = z.globalRegistry.get(schema) as { id: string; example?: unknown };
+      expect(meta.example, `${meta.id} has an example`).toBeDefined();
+      const parsed = schema.safeParse(meta.example);
+      expect(parsed.success, `${meta.id} example: ${parsed.error?.message}`).toBe(true);
+      expect(doc.components.schemas[meta.id]?.example, `${meta.id} in the document`).toEqual(meta.example);
+    }
   });
 });
