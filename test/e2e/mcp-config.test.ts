@@ -76,6 +76,7 @@ describe("upload --mcp-config", () => {
     const again = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
     expect(again.code).toBe(0);
     expect(summaryRow(again.stdout, "total")).toMatchObject({ tools: 34, added: 0, updated: 0, unchanged: 34, removed: 0 });
+    expect((await api.catalog()).revision).toBe(catalog.revision);
   });
 
   it("reports a server that cannot be started, uploads the others, exits 1", async () => {
