@@ -190,6 +190,15 @@ describe("rejections", () => {
   });
 });
 
+describe("the package's tool-search-upload command", () => {
+  it("runs the same CLI", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const run = spawnSync(process.execPath, [join(ROOT, "bin", "tool-search-upload.js"), "--dry-run", join(ROOT, "demo", "catalog")], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("Dry run, nothing sent: all 75 tools of 12 servers are valid");
+  });
+});
+
 describe("retries", () => {
   it("retries 429 and 5xx answers and succeeds", async () => {
     const { key, api } = await tenantOn(worker, "retry");
