@@ -4,6 +4,7 @@
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import { join } from "node:path";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
@@ -20,11 +21,24 @@ function stdioServer(prefix: string, tools: number, pageSize: number, extra: Rec
 let worker: LocalWorker;
 let http: HttpServer;
 let httpUrl: string;
+let sseUrl: string;
 
 beforeAll(async () => {
   worker = await startLocalWorker();
-  // The fixture over Streamable HTTP, stateless: a fresh server and transport per request.
+  // The fixture over Streamable HTTP (/mcp, stateless: a fresh server and transport per request)
+  // and over the older HTTP+SSE transport (GET /sse opens a session, POST /messages feeds it).
+  const sessions = new Map<string, SSEServerTransport>();
   http = createServer(async (req, res) => {
+    if (req.url === "/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      await createFixtureServer({ prefix: "legacy", tools: 4, pageSize: 3 }).connect(transport);
+      return;
+    }
+    if (req.url?.startsWith("/messages")) {
+      await sessions.get(new URL(req.url, "http://x").searchParams.get("sessionId") ?? "")?.handlePostMessage(req, res);
+      return;
+    }
     const server = createFixtureServer({ prefix: "web", tools: 7, pageSize: 3 });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void server.close());
@@ -32,7 +46,9 @@ beforeAll(async () => {
     await transport.handleRequest(req, res);
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
-  httpUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+  const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+  httpUrl = `${base}/mcp`;
+  sseUrl = `${base}/sse`;
 });
 afterAll(async () => {
   await new Promise((r) => http?.close(r));
@@ -40,7 +56,7 @@ afterAll(async () => {
 });
 
 describe("upload --mcp-config", () => {
-  it("lists every page of each configured server and replaces its set, with deferTools and the tools allow-list", async () => {
+  it("lists every page of each configured server (stdio, Streamable HTTP, SSE) and replaces its set, with deferTools and the allow-list", async () => {
     const { key, api } = await tenantOn(worker, "mcp");
     const config = folder({
       "mcp-config.json": {
@@ -48,6 +64,7 @@ describe("upload --mcp-config", () => {
           notes: stdioServer("notes", 25, 10, { deferTools: "never", tools: ["*"] }),
           "Files Server": stdioServer("files", 12, 5, { type: "local", tools: ["files_tool_1", "files_tool_3", "missing_tool"] }),
           web: { type: "http", url: httpUrl, headers: { "x-test": "1" }, deferTools: "auto" },
+          legacy: { type: "sse", url: sseUrl },
           off: { command: "does-not-exist", disabled: true },
         },
       },
@@ -58,6 +75,7 @@ describe("upload --mcp-config", () => {
     expect(r.stderr).toContain("notes: 25 tools listed (3 pages)");
     expect(r.stderr).toContain("Files Server: 2 tools listed (3 pages) -> server 'Files-Server'");
     expect(r.stderr).toContain("web: 7 tools listed (3 pages)");
+    expect(r.stderr).toContain("legacy: 4 tools listed (2 pages)");
     expect(r.stderr).toContain("allows tools it does not have: missing_tool");
     expect(r.stderr).toContain("skipped 'off' (disabled)");
     expect(summaryRow(r.stdout, "notes")).toMatchObject({ tools: 25, added: 25 });
@@ -65,6 +83,7 @@ describe("upload --mcp-config", () => {
     const catalog = await api.catalog();
     expect(catalog.servers).toEqual([
       { name: "Files-Server", defer_tools: "auto", tools: 2 },
+      { name: "legacy", defer_tools: "auto", tools: 4 },
       { name: "notes", defer_tools: "never", tools: 25 },
       { name: "web", defer_tools: "auto", tools: 7 },
     ]);
@@ -75,7 +94,7 @@ describe("upload --mcp-config", () => {
 
     const again = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
     expect(again.code).toBe(0);
-    expect(summaryRow(again.stdout, "total")).toMatchObject({ tools: 34, added: 0, updated: 0, unchanged: 34, removed: 0 });
+    expect(summaryRow(again.stdout, "total")).toMatchObject({ tools: 38, added: 0, updated: 0, unchanged: 38, removed: 0 });
     expect((await api.catalog()).revision).toBe(catalog.revision);
   });
 
