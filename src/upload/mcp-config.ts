@@ -138,7 +138,11 @@ export async function listServerTools(configured: ConfiguredServer, clientVersio
     return { tools: tools.filter((t) => wanted.has((t as { name: string }).name)), pages, missing: allow.filter((n) => !names.has(n)) };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new Error(stderrTail.length ? `${why} (server stderr: ${stderrTail.join(" | ")})` : why);
+    const stdio = transportKind(configured.entry) === "stdio";
+    const hint = stdio
+      ? "; a stdio server sees only its `env` and a safe minimum of ours (PATH, HOME, ...): add what it needs (tokens, proxy or CA settings) to `env`"
+      : "";
+    throw new Error(`${why}${stderrTail.length ? ` (server stderr: ${stderrTail.join(" | ")})` : ""}${hint}`);
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -42,20 +42,20 @@ export function formatSummary(outcomes: ServerOutcome[], dryRun: boolean): strin
   }
   const failed = outcomes.flatMap((o) => o.failed.map((f) => `${o.server}: ${f}`));
   if (failed.length) {
-    lines.push("", "Failed (not delivered after retries; run again to finish):");
+    lines.push("", "Failed:");
     for (const f of failed) lines.push(`  ${f}`);
   }
-  lines.push("", verdict(sum, dryRun));
+  lines.push("", verdict(sum, dryRun, rejected.length + failed.length > 0));
   return lines.join("\n");
 }
 
-function verdict(sum: Totals, dryRun: boolean): string {
+function verdict(sum: Totals, dryRun: boolean, problems: boolean): string {
   const servers = `${sum.servers} server${sum.servers === 1 ? "" : "s"}`;
   if (dryRun) {
-    return sum.rejected
-      ? `Dry run, nothing sent: ${sum.rejected} tools would be rejected (see above).`
+    return problems
+      ? `Dry run, nothing sent: problems listed above (${sum.rejected} tools would be rejected).`
       : `Dry run, nothing sent: all ${sum.tools} tools of ${servers} are valid (${sum.requests} request${sum.requests === 1 ? "" : "s"} planned).`;
   }
   const parts = `${sum.added} added, ${sum.updated} updated, ${sum.unchanged} unchanged, ${sum.removed} removed, ${sum.rejected} rejected, ${sum.failed} failed`;
-  return `${sum.rejected || sum.failed ? "Finished with problems" : "Done"} (${servers}): ${parts}.`;
+  return `${problems ? "Finished with problems, listed above" : "Done"} (${servers}): ${parts}.`;
 }

@@ -22,7 +22,7 @@ export interface ServerOutcome {
   /** Tools refused by local validation or by the service, with the reasons. */
   rejectedTools: number;
   rejected: Rejection[];
-  /** Tools whose request could not be delivered, with the last error. */
+  /** Tools whose request could not be delivered, and what failed (also an MCP server that could not be listed). */
   failedTools: number;
   failed: string[];
 }
@@ -99,7 +99,7 @@ export async function sendUploads(uploads: ServerUpload[], api: TenantClient, op
         if (e instanceof ToolSearchError && !undeliverable) refusal(outcome, batch, e);
         else {
           outcome.failedTools += batch.items.length;
-          outcome.failed.push(`${describe(batch)}: ${e instanceof Error ? e.message : String(e)}`);
+          outcome.failed.push(`${describe(batch)}: not delivered (${e instanceof Error ? e.message : String(e)}); run again to finish`);
         }
       }
       options.onSettled?.(batch.items.length);

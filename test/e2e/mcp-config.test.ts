@@ -112,6 +112,7 @@ describe("upload --mcp-config", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("cannot list the tools of 'broken'");
     expect(r.stdout).toContain("missing token");
+    expect(r.stdout).toContain("Finished with problems, listed above");
     expect((await api.catalog()).servers).toEqual([{ name: "good", defer_tools: "auto", tools: 3 }]);
   });
 
