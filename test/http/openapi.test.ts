@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { schemasFor } from "../../src/catalog/batch.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
-import { SettingsPatchSchema } from "../../src/config/settings.ts";
+import { SettingsPatchSchema, SettingsSchema } from "../../src/config/settings.ts";
 import * as schemas from "../../src/http/schemas.ts";
 import { call } from "../helpers.ts";
 
@@ -51,6 +51,7 @@ describe("examples in /openapi.json", () => {
     schemas.CreateKeySchema,
     schemas.KeyInfoSchema,
     schemas.CreatedKeySchema,
+    SettingsSchema,
     SettingsPatchSchema,
     schemas.toolBatchBodySchema(DEFAULT_LIMITS),
     schemas.serverToolsBodySchema(DEFAULT_LIMITS),
