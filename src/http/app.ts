@@ -11,7 +11,9 @@ import { callerFor, isCaller, requireOperator } from "./auth.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
+import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
+import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 
 export const API_VERSION = "1.0.0";
@@ -57,6 +59,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerTenantRoutes(app);
   registerCatalogRoutes(app, config);
   registerSearchRoutes(app, config);
+  registerSessionRoutes(app, config);
+  registerPlanningRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -11,6 +11,7 @@ import { SettingsSchema } from "../config/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { ScopeSchema, TENANT_ID } from "../durable/keys.ts";
+import { SessionIdSchema } from "../sessions/session.ts";
 
 export const ErrorSchema = z
   .looseObject({
@@ -150,11 +151,24 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
   },
 });
 
+export const TokenFiguresSchema = z
+  .object({
+    tokenizer: z.string().describe("The BPE encoding counted with (cl100k_base; see README: token counts)"),
+    catalog: z.number().int().describe("All definitions (name, description, parameter schema as JSON)"),
+    always_loaded: z.number().int().describe("Definitions of the always-loaded tools"),
+    deferred_definitions: z.number().int().describe("Definitions of the deferred tools: what tool search keeps out of the context"),
+    deferred_list: z.number().int().describe("The compact deferred list (one line per deferred tool)"),
+  })
+  .meta({ id: "TokenFigures" });
+
 export const CatalogSchema = z
   .object({
     revision: z.number().int(),
     tools: z.number().int(),
+    always_loaded: z.number().int().describe("Tools always in the model's tool list (defer / defer_tools / default_defer \"never\")"),
+    deferred: z.number().int().describe("Tools reached through tool_search"),
     servers: z.array(z.object({ name: z.string(), defer_tools: DeferSchema, tools: z.number().int() })),
+    tokens: TokenFiguresSchema,
     index: z
       .object({ source: z.enum(["snapshot", "rebuild"]), reason: z.string().optional(), tools: z.number().int(), ms: z.number() })
       .nullable()
@@ -184,6 +198,9 @@ export function searchRequestSchema(limits: Limits) {
       threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
       format: OutputFormatSchema.optional().describe("Include each result's full definition in this format"),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
+      session_id: SessionIdSchema.optional().describe(
+        "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
+      ),
     })
     .refine((r) => (r.tool_id === undefined) !== (r.query === undefined), {
       message: "give exactly one of tool_id (an exact id like 'server::name') or query (keywords)",
@@ -228,10 +245,21 @@ export const SearchResultSchema = z
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 
+export const BudgetSchema = z
+  .object({
+    used: z.number().int().describe("Searches run in the current turn"),
+    cap: z.number().int().describe("Searches allowed per turn"),
+    remaining: z.number().int(),
+  })
+  .meta({ id: "Budget" });
+
 export const SearchResponseSchema = z
   .object({
     results: z.array(SearchResultSchema),
-    activated: z.array(z.string()).describe("Tool ids this search activated in the session"),
+    activated: z
+      .array(z.string())
+      .describe("Tool ids this search made callable in its session (the results that were neither activated before nor always loaded); empty without session_id"),
+    budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
     message: z.string().optional().describe("Present when nothing matched: says so plainly"),
   })

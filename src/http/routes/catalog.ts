@@ -129,7 +129,11 @@ const getCatalog = createRoute({
   method: "get",
   path: "/v1/tenants/{tenant}/catalog",
   tags: ["catalog"],
-  summary: "Catalog revision, tool counts per server, index state (search scope)",
+  summary: "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
+  description:
+    "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
+    "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
+    "or changed tools are tokenized.",
   security: BEARER,
   request: { params: tenantParam },
   responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
@@ -220,12 +224,12 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
   });
 }
 
-function encodeCursor(id: string): string {
+export function encodeCursor(id: string): string {
   return btoa(String.fromCharCode(...new TextEncoder().encode(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The id a cursor stands for; null when it is not a cursor this API made. */
-function decodeCursor(cursor: string): string | null {
+export function decodeCursor(cursor: string): string | null {
   try {
     const bytes = Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
     const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
