@@ -178,12 +178,15 @@ export const CatalogSchema = z
     id: "Catalog",
     example: {
       revision: 14,
-      tools: 75,
+      tools: 22,
+      always_loaded: 10,
+      deferred: 12,
       servers: [
-        { name: "filesystem", defer_tools: "never", tools: 11 },
-        { name: "github", defer_tools: "auto", tools: 9 },
+        { name: "filesystem", defer_tools: "never", tools: 10 },
+        { name: "github", defer_tools: "auto", tools: 12 },
       ],
-      index: { source: "snapshot", tools: 75, ms: 3 },
+      tokens: { tokenizer: "cl100k_base", catalog: 2310, always_loaded: 724, deferred_definitions: 1586, deferred_list: 402 },
+      index: { source: "snapshot", tools: 22, ms: 3 },
     },
   });
 

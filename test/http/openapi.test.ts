@@ -5,6 +5,7 @@ import { schemasFor } from "../../src/catalog/batch.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../../src/config/settings.ts";
 import * as schemas from "../../src/http/schemas.ts";
+import * as sessionSchemas from "../../src/http/session-schemas.ts";
 import { call } from "../helpers.ts";
 
 const ROUTES = [
@@ -64,6 +65,17 @@ describe("examples in /openapi.json", () => {
     schemas.searchRequestSchema(DEFAULT_LIMITS),
     schemas.SearchResultSchema,
     schemas.SearchResponseSchema,
+    sessionSchemas.createSessionBodySchema(DEFAULT_LIMITS),
+    sessionSchemas.SessionSchema,
+    sessionSchemas.setToolsBodySchema(DEFAULT_LIMITS),
+    sessionSchemas.SetToolsResultSchema,
+    sessionSchemas.ToolListSchema,
+    sessionSchemas.ResolveRequestSchema,
+    sessionSchemas.ResolveResponseSchema,
+    sessionSchemas.DeferredListSchema,
+    sessionSchemas.PlanRequestSchema,
+    sessionSchemas.PlanResponseSchema,
+    sessionSchemas.ToolResultObjectSchema,
   ];
 
   it("are valid by the schema they illustrate, and reach the document", async () => {
