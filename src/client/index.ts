@@ -7,30 +7,44 @@
  *   const { results } = await acme.search({ query: "list open issues" });
  *
  * Every method maps to one route; its request and response types come from the zod schemas in
- * src/http/schemas.ts (see types.ts). Error answers throw ToolSearchError with the `{error,
- * message}` body and the status. A route group added to the API gets a namespace on TenantClient
- * built the same way; `request()` reaches any route in the meantime.
+ * src/http/schemas.ts and session-schemas.ts (see types.ts). Error answers throw ToolSearchError
+ * with the `{error, message}` body and the status. A route group added to the API gets a namespace
+ * on TenantClient built the same way; `request()` reaches any route in the meantime.
  */
 import { Http, type ClientOptions, type Query, type RequestOptions } from "./http.ts";
 import type {
+  CallToolResult,
   Catalog,
   CreatedKey,
   CreateKeyRequest,
+  CreateSessionRequest,
   CreateTenantRequest,
+  DeferredList,
+  DeferredQuery,
   FormatQuery,
   KeyInfo,
   KeyList,
   ListToolsQuery,
+  Plan,
+  PlanRequest,
+  ResolvedTool,
+  ResolveRequest,
   SearchRequest,
   SearchResponse,
   ServerTools,
+  Session,
+  SessionToolList,
+  SetSessionToolsRequest,
+  SetSessionToolsResult,
   Settings,
   SettingsPatch,
+  StartTurnRequest,
   Tenant,
   ToolBatchResult,
   ToolDetail,
   ToolInput,
   ToolPage,
+  ToolResultObject,
   ToolSummary,
 } from "./types.ts";
 
@@ -79,10 +93,6 @@ export class TenantClient {
     this.base = `/v1/tenants/${enc(id)}`;
   }
 
-  private call<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
-    return this.http.request<T>(method, `${this.base}${path}`, options);
-  }
-
   /** API keys (admin scope; the operator token may create them too). */
   readonly keys = {
     /** POST .../keys: the secret `key` is in this answer only. */
@@ -129,14 +139,44 @@ export class TenantClient {
     delete: (server: string): Promise<ToolBatchResult> => this.call("DELETE", `/servers/${enc(server)}`),
   };
 
-  /** GET .../catalog: revision, tools per server, index state. */
+  /** GET .../catalog: revision, tools per server, always-loaded and deferred counts, token figures, index state. */
   catalog(): Promise<Catalog> {
     return this.call("GET", "/catalog");
   }
 
-  /** POST .../search: exactly one of `tool_id` or `query`. */
+  /** GET .../catalog/deferred: a page of the compact `server::tool: description` lines. */
+  deferredList(query: DeferredQuery = {}): Promise<DeferredList> {
+    return this.call("GET", "/catalog/deferred", { query: query as Query });
+  }
+
+  /** POST .../search: exactly one of `tool_id` or `query`; with `session_id`, inside that session. */
   search(body: SearchRequest): Promise<SearchResponse> {
     return this.call("POST", "/search", { json: body });
+  }
+
+  /** POST .../plan: whether tool search pays off for a context window, and the token figures. */
+  plan(body: PlanRequest): Promise<Plan> {
+    return this.call("POST", "/plan", { json: body });
+  }
+
+  /** POST .../tool-results: an MCP CallToolResult as {textResultForLlm, resultType, sessionLog, binaryResultsForLlm}. */
+  convertToolResult(result: CallToolResult): Promise<ToolResultObject> {
+    return this.call("POST", "/tool-results", { json: result });
+  }
+
+  /** Agent sessions (search scope). */
+  readonly sessions = {
+    /** POST .../sessions: every option is optional; a retried create with the same session_id answers the same session. */
+    create: (body: CreateSessionRequest = {}): Promise<Session> => this.call("POST", "/sessions", { json: body }),
+  };
+
+  /** The routes of one session. */
+  session(id: string): SessionClient {
+    return new SessionClient(this.http, this.base, id);
+  }
+
+  private call<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>(method, `${this.base}${path}`, options);
   }
 
   private async *pages(query: Omit<ListToolsQuery, "cursor">): AsyncIterable<ToolSummary> {
@@ -146,5 +186,58 @@ export class TenantClient {
       yield* page.tools;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
+  }
+}
+
+export class SessionClient {
+  readonly id: string;
+  private readonly http: Http;
+  private readonly tenantBase: string;
+  private readonly base: string;
+
+  constructor(http: Http, tenantBase: string, id: string) {
+    this.http = http;
+    this.tenantBase = tenantBase;
+    this.base = `${tenantBase}/sessions/${enc(id)}`;
+    this.id = id;
+  }
+
+  private call<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>(method, `${this.base}${path}`, options);
+  }
+
+  /** GET .../sessions/{id}: turn, budget, always-loaded, activated, client tools. */
+  get(): Promise<Session> {
+    return this.call("GET", "");
+  }
+
+  /** DELETE .../sessions/{id} */
+  async end(): Promise<void> {
+    await this.call<undefined>("DELETE", "");
+  }
+
+  /** POST .../sessions/{id}/turns: the next turn (the budget resets); give `turn` to make a retry safe. */
+  startTurn(body: StartTurnRequest = {}): Promise<Session> {
+    return this.call("POST", "/turns", { json: body });
+  }
+
+  /** GET .../sessions/{id}/tools: the definitions to send with the next model request. */
+  toolList(query: FormatQuery = {}): Promise<SessionToolList> {
+    return this.call("GET", "/tools", { query: query as Query });
+  }
+
+  /** PUT .../sessions/{id}/tools: replace the session's own client tools (setTools). */
+  setTools(tools: SetSessionToolsRequest["tools"]): Promise<SetSessionToolsResult> {
+    return this.call("PUT", "/tools", { json: { tools } });
+  }
+
+  /** POST .../sessions/{id}/resolve: the definition of a tool the model called; 409 tool-not-active carries the rescue message. */
+  resolve(body: ResolveRequest): Promise<ResolvedTool> {
+    return this.call("POST", "/resolve", { json: body });
+  }
+
+  /** POST .../search inside this session: counts against its budget and activates what it finds. */
+  search(body: Omit<SearchRequest, "session_id">): Promise<SearchResponse> {
+    return this.http.request("POST", `${this.tenantBase}/search`, { json: { ...body, session_id: this.id } });
   }
 }

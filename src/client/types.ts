@@ -10,6 +10,23 @@ import type { ToolInputSchemas } from "../catalog/formats.ts";
 import type { SettingsPatchSchema, SettingsSchema } from "../config/settings.ts";
 import type { ERROR_CODES } from "../errors.ts";
 import type {
+  CallToolResultSchema,
+  createSessionBodySchema,
+  deferredQuerySchema,
+  DeferredListSchema,
+  PlanRequestSchema,
+  PlanResponseSchema,
+  ResolveRequestSchema,
+  ResolveResponseSchema,
+  SessionSchema,
+  setToolsBodySchema,
+  SetToolsResultSchema,
+  StartTurnSchema,
+  ToolListSchema,
+  ToolResultObjectSchema,
+} from "../http/session-schemas.ts";
+import type {
+  BudgetSchema,
   CatalogSchema,
   CreatedKeySchema,
   CreateKeySchema,
@@ -24,6 +41,7 @@ import type {
   searchRequestSchema,
   serverToolsBodySchema,
   TenantSchema,
+  TokenFiguresSchema,
   toolBatchBodySchema,
   ToolBatchResultSchema,
   ToolDetailSchema,
@@ -57,7 +75,25 @@ export type FormatQuery = z.input<typeof FormatQuerySchema>;
 export type OutputFormat = z.output<typeof FormatQuerySchema>["format"];
 export type ToolDetail = z.output<typeof ToolDetailSchema>;
 export type Catalog = z.output<typeof CatalogSchema>;
+export type TokenFigures = z.output<typeof TokenFiguresSchema>;
+export type DeferredQuery = z.input<ReturnType<typeof deferredQuerySchema>>;
+export type DeferredList = z.output<typeof DeferredListSchema>;
 
 export type SearchRequest = z.input<ReturnType<typeof searchRequestSchema>>;
 export type SearchResult = z.output<typeof SearchResultSchema>;
 export type SearchResponse = z.output<typeof SearchResponseSchema>;
+export type Budget = z.output<typeof BudgetSchema>;
+
+export type CreateSessionRequest = z.input<ReturnType<typeof createSessionBodySchema>>;
+export type Session = z.output<typeof SessionSchema>;
+export type StartTurnRequest = z.input<typeof StartTurnSchema>;
+export type SessionToolList = z.output<typeof ToolListSchema>;
+export type SetSessionToolsRequest = z.input<ReturnType<typeof setToolsBodySchema>>;
+export type SetSessionToolsResult = z.output<typeof SetToolsResultSchema>;
+export type ResolveRequest = z.input<typeof ResolveRequestSchema>;
+export type ResolvedTool = z.output<typeof ResolveResponseSchema>;
+
+export type PlanRequest = z.input<typeof PlanRequestSchema>;
+export type Plan = z.output<typeof PlanResponseSchema>;
+export type CallToolResult = z.input<typeof CallToolResultSchema>;
+export type ToolResultObject = z.output<typeof ToolResultObjectSchema>;
