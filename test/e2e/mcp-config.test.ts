@@ -116,6 +116,13 @@ describe("upload --mcp-config", () => {
     expect((await api.catalog()).servers).toEqual([{ name: "good", defer_tools: "auto", tools: 3 }]);
   });
 
+  it("reads the README's demo/mcp-config.json (dry run: listed and validated, nothing sent)", async () => {
+    const r = await upload(["--dry-run", "--mcp-config", join(ROOT, "demo", "mcp-config.json")]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(summaryRow(r.stdout, "notes")).toMatchObject({ tools: 25, requests: 1, rejected: 0 });
+    expect(summaryRow(r.stdout, "tasks")).toMatchObject({ tools: 3, requests: 1, rejected: 0 });
+  });
+
   it("refuses a configuration that is not one, with exit code 2", async () => {
     const dir = folder({ "a.json": { servers: {} }, "b.json": { mcpServers: { x: { type: "http" } } }, "c.json": { mcpServers: { "a.b": { command: "x" }, "a-b": { command: "y" } } } });
     const a = await upload(["--dry-run", "--mcp-config", join(dir, "a.json")]);
