@@ -367,7 +367,9 @@ export class TenantObject extends DurableObject<Env> {
     if (clash.length > 0) {
       return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, { clashes: clash });
     }
-    const nothingChanges = changed.length === 0 && removals.length === 0 && (server?.deferTools ?? null) === null;
+    // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
+    const deferChanges = server?.deferTools != null && this.repo.serverDefer(server.server) !== server.deferTools;
+    const nothingChanges = changed.length === 0 && removals.length === 0 && !deferChanges;
     if (nothingChanges) {
       if (server) this.repo.ensureServers([server.server]);
       return ok({ revision: this.meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });

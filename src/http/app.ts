@@ -3,6 +3,7 @@
  * document. Built once per configuration; the Worker entry point only forwards requests.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../durable/keys.ts";
@@ -79,6 +80,19 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       description: "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
     },
   });
+  // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN
+  // (jsDelivr) when the page is viewed. Nothing else leaves the page: no fonts, telemetry or agent.
+  app.get(
+    "/docs",
+    Scalar({
+      url: "/openapi.json",
+      pageTitle: "tool-search API reference",
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      showDeveloperTools: "never",
+    }),
+  );
   return app;
 }
 

@@ -3,6 +3,7 @@
  * the OpenAPI document and give the TypeScript types the Durable Object is called with.
  */
 import { z } from "zod";
+import { schemasFor } from "../catalog/batch.ts";
 import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
 import { OUTPUT_FORMATS, OutputFormatSchema } from "../catalog/render.ts";
 import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendor.ts";
@@ -26,8 +27,10 @@ export const TenantIdSchema = z.string().regex(TENANT_ID, "tenant ids are 1-63 c
 
 export const CreateTenantSchema = z
   .strictObject({ id: TenantIdSchema, settings: SettingsSchema.partial().optional() })
-  .meta({ id: "CreateTenant" });
-export const TenantSchema = z.object({ id: z.string(), created_at: z.string(), settings: SettingsSchema }).meta({ id: "Tenant" });
+  .meta({ id: "CreateTenant", example: { id: "acme", settings: { default_max_results: 8 } } });
+export const TenantSchema = z
+  .object({ id: z.string(), created_at: z.string(), settings: SettingsSchema })
+  .meta({ id: "Tenant", example: { id: "acme", created_at: "2026-11-29T12:00:00.000Z", settings: SettingsSchema.parse({ default_max_results: 8 }) } });
 
 export const CreateKeySchema = z
   .strictObject({
@@ -43,10 +46,51 @@ export const KeyInfoSchema = z
     created_at: z.string(),
     revoked_at: z.string().nullable(),
   })
-  .meta({ id: "KeyInfo" });
-export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({ id: "CreatedKey" });
+  .meta({
+    id: "KeyInfo",
+    example: { id: "k3x9q2mzt7ab", scopes: ["search", "write"], label: "agent backend", created_at: "2026-11-29T12:00:00.000Z", revoked_at: null },
+  });
+export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
+export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({
+  id: "CreatedKey",
+  example: {
+    id: "k3x9q2mzt7ab",
+    key: "tsk_acme_k3x9q2mzt7ab_Zq8v0Lr3Xo5Tn7Wc2Ye4Ub6Mi1Pa9Sd3Fg5Hj7Kl0",
+    scopes: ["search", "write"],
+    label: "agent backend",
+    created_at: "2026-11-29T12:00:00.000Z",
+    revoked_at: null,
+  },
+});
 
 // ---- catalog ------------------------------------------------------------------------------------
+
+const EXAMPLE_TOOL = {
+  name: "list_issues",
+  description: "List issues in a GitHub repository, filtered by state and labels",
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string", description: "owner/name" }, state: { type: "string", enum: ["open", "closed", "all"] } },
+    required: ["repo"],
+  },
+};
+
+/** POST .../tools: a batch of tools in any accepted format, each naming its server. */
+export function toolBatchBodySchema(limits: Limits) {
+  return z
+    .strictObject({ tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`") })
+    .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
+}
+
+/** PUT .../servers/{server}/tools: the server's whole new set; items may omit `server`. */
+export function serverToolsBodySchema(limits: Limits) {
+  return z
+    .strictObject({
+      tools: z.array(schemasFor(limits).any).describe("The server's tools in any accepted format; `server` may be omitted"),
+      defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
+    })
+    .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
+}
 
 export const ToolBatchResultSchema = z
   .object({
@@ -56,7 +100,17 @@ export const ToolBatchResultSchema = z
     unchanged: z.number().int().describe("Tools whose content hash matched: not rewritten, not re-indexed"),
     removed: z.number().int(),
   })
-  .meta({ id: "ToolBatchResult" });
+  .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+
+const EXAMPLE_SUMMARY = {
+  tool_id: "github::list_issues",
+  server: "github",
+  name: "list_issues",
+  model_name: "github__list_issues",
+  title: null,
+  description: EXAMPLE_TOOL.description,
+  defer: null,
+};
 
 export const ToolSummarySchema = z
   .object({
@@ -68,11 +122,11 @@ export const ToolSummarySchema = z
     description: z.string(),
     defer: DeferSchema.nullable().describe("The tool's own declaration; null inherits"),
   })
-  .meta({ id: "ToolSummary" });
+  .meta({ id: "ToolSummary", example: EXAMPLE_SUMMARY });
 
 export const ToolPageSchema = z
   .object({ tools: z.array(ToolSummarySchema), next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end") })
-  .meta({ id: "ToolPage" });
+  .meta({ id: "ToolPage", example: { tools: [EXAMPLE_SUMMARY], next_cursor: "Z2l0aHViOjpsaXN0X2lzc3Vlcw" } });
 
 export function listToolsQuerySchema(limits: Limits) {
   return z.object({
@@ -88,7 +142,15 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
   hash: z.string().describe("SHA-256 of the tool's content"),
   keywords: z.array(z.string()),
   definition: z.record(z.string(), z.unknown()).describe("The definition in the requested format"),
-}).meta({ id: "ToolDetail" });
+}).meta({
+  id: "ToolDetail",
+  example: {
+    ...EXAMPLE_SUMMARY,
+    hash: "9f2c4e1b7a0d3f5e8c6b2a1d0e9f8c7b6a5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
+    keywords: [],
+    definition: { name: "github__list_issues", description: EXAMPLE_TOOL.description, inputSchema: EXAMPLE_TOOL.inputSchema },
+  },
+});
 
 export const TokenFiguresSchema = z
   .object({
@@ -113,7 +175,21 @@ export const CatalogSchema = z
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
   })
-  .meta({ id: "Catalog" });
+  .meta({
+    id: "Catalog",
+    example: {
+      revision: 14,
+      tools: 22,
+      always_loaded: 10,
+      deferred: 12,
+      servers: [
+        { name: "filesystem", defer_tools: "never", tools: 10 },
+        { name: "github", defer_tools: "auto", tools: 12 },
+      ],
+      tokens: { tokenizer: "cl100k_base", catalog: 2310, always_loaded: 724, deferred_definitions: 1586, deferred_list: 402 },
+      index: { source: "snapshot", tools: 22, ms: 3 },
+    },
+  });
 
 // ---- search -------------------------------------------------------------------------------------
 
@@ -174,6 +250,16 @@ const TermExplanationSchema = z.object({
   score: z.number(),
 });
 
+const EXAMPLE_RESULT = {
+  tool_id: "filesystem::read_file",
+  server: "filesystem",
+  name: "read_file",
+  model_name: "filesystem__read_file",
+  description: "Read the complete contents of a file from the file system",
+  score: 9.0396,
+  match: "terms",
+};
+
 export const SearchResultSchema = z
   .object({
     tool_id: z.string(),
@@ -191,7 +277,7 @@ export const SearchResultSchema = z
       })
       .optional(),
   })
-  .meta({ id: "SearchResult" });
+  .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 
 export const BudgetSchema = z
   .object({
@@ -229,25 +315,19 @@ export const SearchResponseSchema = z
   })
   .meta({
     id: "SearchResponse",
-    example: {
-      results: [
-        {
-          tool_id: "calendar::calendar.events.create",
-          server: "calendar",
-          name: "calendar.events.create",
-          model_name: "calendar__calendar_events_create",
-          description: "Create an event in a calendar",
-          score: 8.71,
-          match: "terms",
+    example: { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+    examples: [
+      { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+      {
+        results: [EXAMPLE_RESULT],
+        activated: ["filesystem::read_file"],
+        budget: { used: 1, cap: 3, remaining: 2 },
+        threshold: 1.5,
+        tool_result: {
+          type: "tool_result",
+          tool_use_id: "toolu_01A09q90qw90lq917835lq9",
+          content: [{ type: "tool_reference", tool_name: "filesystem__read_file" }],
         },
-      ],
-      activated: ["calendar::calendar.events.create"],
-      budget: { used: 1, cap: 3, remaining: 2 },
-      threshold: 1.5,
-      tool_result: {
-        type: "tool_result",
-        tool_use_id: "toolu_01A09q90qw90lq917835lq9",
-        content: [{ type: "tool_reference", tool_name: "calendar__calendar_events_create" }],
       },
-    },
+    ],
   });

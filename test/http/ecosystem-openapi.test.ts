@@ -28,7 +28,7 @@ describe("OpenAPI document: connecting agents", () => {
     expect(request.examples.map((e: { format?: string }) => e.format)).toEqual(expect.arrayContaining(["anthropic-tool-reference", "openai-tool-search-output"]));
     const response = doc.components.schemas.SearchResponse;
     expect(Object.keys(response.properties)).toEqual(expect.arrayContaining(["tool_result", "input_items"]));
-    expect(response.example.tool_result.content[0]).toEqual({ type: "tool_reference", tool_name: "calendar__calendar_events_create" });
+    expect(response.examples[1].tool_result.content[0]).toEqual({ type: "tool_reference", tool_name: "filesystem__read_file" });
     expect(doc.components.schemas.Session.properties.turn_idle_seconds).toBeDefined();
     expect(doc.components.schemas.TenantSettings.properties.mcp_turn_idle_seconds).toBeDefined();
   });
