@@ -3,7 +3,9 @@
  * each vendor's deferred form, and search answers as Anthropic tool_reference blocks and OpenAI
  * tool_search_output items whose names and definitions match the export exactly.
  */
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { mergeExportPages, ToolSearchClient } from "../../src/client/index.ts";
 import { call, createKey } from "../helpers.ts";
 import { CATALOG, newSession, sessionSearch, tenantWithCatalog } from "./session-helpers.ts";
 
@@ -19,17 +21,6 @@ async function exportAll(tenant: string, key: string, format: string, limit = 10
     cursor = r.body.next_cursor;
   } while (cursor);
   return { pages, tools: pages.flatMap((p) => p.tools) };
-}
-
-/** OpenAI namespaces from several pages, a server split across pages merged back into one. */
-function mergeNamespaces(items: Json[]): Json[] {
-  const out: Json[] = [];
-  for (const item of items) {
-    const same = item.type === "namespace" ? out.find((o) => o.type === "namespace" && o.name === item.name) : undefined;
-    if (same) same.tools.push(...item.tools);
-    else out.push(structuredClone(item));
-  }
-  return out;
 }
 
 const search = (tenant: string, key: string, body: Json) => call("POST", `/v1/tenants/${tenant}/search`, { token: key, body });
@@ -79,7 +70,10 @@ describe("catalog export in the vendors' deferred forms", () => {
     const split = paged.pages.flatMap((p) => p.tools.filter((t: Json) => t.type === "namespace").map((t: Json) => t.name));
     expect(split.filter((n: string) => n === "github")).toHaveLength(2);
     expect(new Set(split.filter((n: string) => n !== "github")).size).toBe(split.length - 2);
-    expect(mergeNamespaces(paged.tools)).toEqual(whole);
+    expect(mergeExportPages(paged.pages as { tools: Json[] }[])).toEqual(whole);
+    // The typed client assembles the pages the same way.
+    const api = new ToolSearchClient({ url: "http://tool-search.test", token: key, fetch: (r) => exports.default.fetch(r) }).tenant(tenant);
+    expect(await api.catalogExportAll({ format: "openai-responses", limit: 2 })).toEqual(whole);
     const anthropic = await exportAll(tenant, key, "anthropic", 3);
     expect(anthropic.tools).toEqual((await exportAll(tenant, key, "anthropic")).tools);
   });

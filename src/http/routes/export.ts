@@ -5,63 +5,16 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
-import { EXPORT_FORMATS, exportTools, openaiClientToolSearch } from "../../catalog/vendor.ts";
+import { exportTools, openaiClientToolSearch } from "../../catalog/vendor.ts";
 import { renderDefinition } from "../../catalog/render.ts";
-import { ServerNameSchema } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { TOOL_SEARCH_NAME } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { BEARER, errorResponses, jsonContent } from "../openapi.ts";
+import { CatalogExportSchema, exportQuerySchema } from "../export-schemas.ts";
 import { TenantIdSchema } from "../schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
-
-export const ExportFormatSchema = z
-  .enum(EXPORT_FORMATS)
-  .describe("anthropic: Messages API tools with defer_loading; openai-responses: Responses API namespaces per server with deferred functions");
-
-function exportQuerySchema(config: ServiceConfig) {
-  return z.object({
-    format: ExportFormatSchema,
-    cursor: z.string().max(1024).optional().describe("next_cursor of the previous page"),
-    limit: z.coerce.number().int().min(1).max(config.limits.max_export_page).default(1000).describe("Tools per page (a page ends at a server boundary when it can)"),
-    server: ServerNameSchema.optional().describe("Only this server's tools"),
-    tool_search: z
-      .enum(["true", "false"])
-      .default("true")
-      .describe("Put the client-executed tool_search tool first on the first page (default true)"),
-  });
-}
-
-export const CatalogExportSchema = z
-  .object({
-    format: ExportFormatSchema,
-    revision: z.number().int().describe("Catalog revision the page was read at"),
-    tools: z
-      .array(z.record(z.string(), z.unknown()))
-      .describe(
-        "Ready for the request's `tools`: concatenate the pages. openai-responses: one namespace per server; a server split " +
-          "across pages (only when it alone exceeds `limit`) appears on each page under the same name: merge their `tools`",
-      ),
-    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
-  })
-  .meta({
-    id: "CatalogExport",
-    example: {
-      format: "anthropic",
-      revision: 12,
-      tools: [
-        { name: "tool_search", description: "Find and load tools that are not in your tool list yet. …", input_schema: { type: "object", properties: { query: { type: "string" } } } },
-        {
-          name: "github__list_issues",
-          description: "List issues in a repository",
-          input_schema: { type: "object", properties: { repo: { type: "string" } } },
-          defer_loading: true,
-        },
-      ],
-      next_cursor: null,
-    },
-  });
 
 export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
   const route = createRoute({
@@ -76,7 +29,7 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       "page starts with tool_search, to be executed by the client through POST .../search (Anthropic: a plain tool; " +
       'OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by tool id; page with `cursor`.',
     security: BEARER,
-    request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config) },
+    request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config.limits) },
     responses: { 200: jsonContent(CatalogExportSchema, "A page of the export"), ...errorResponses("forbidden", "not-found") },
   });
 
