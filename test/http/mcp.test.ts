@@ -193,6 +193,8 @@ describe("MCP endpoint", () => {
     const refused = await rawPost(tenant, writeOnly, INITIALIZE);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("forbidden");
+    expect((await call("GET", `/v1/tenants/${tenant}/mcp`, { token: writeOnly })).status).toBe(403);
+    expect((await call("DELETE", `/v1/tenants/${tenant}/mcp`, { token: writeOnly, headers: { "mcp-session-id": "mcp_x" } })).status).toBe(403);
     const other = await tenantWithCatalog();
     expect((await rawPost(tenant, other.key, INITIALIZE)).status).toBe(403);
     const ok = await rawPost(tenant, key, INITIALIZE);

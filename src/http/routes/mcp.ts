@@ -244,7 +244,10 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     summary: "405: this MCP server sends no server-initiated messages, so it offers no GET stream",
     security: BEARER,
     request: { params: z.object({ tenant: TenantIdSchema }) },
-    responses: { 405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } } },
+    responses: { 405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } }, ...errorResponses("forbidden") },
   });
-  app.get("/v1/tenants/:tenant/mcp", () => rpcError(405, -32000, "Method not allowed: this server sends no server-initiated messages; use POST.", { allow: "POST, DELETE" }));
+  app.get("/v1/tenants/:tenant/mcp", async (c) => {
+    expectOk(await c.get("tenant").access(c.get("caller"), "search"));
+    return rpcError(405, -32000, "Method not allowed: this server sends no server-initiated messages; use POST.", { allow: "POST, DELETE" });
+  });
 }
