@@ -35,7 +35,7 @@ const MAX_PARAM_DEPTH = 4;
  * with that opening is about the tool, not just near it. Limiting phrases to the opening keeps the
  * index small: every phrase is a term of its own.
  */
-export const PHRASE_TERMS = 16;
+export const PHRASE_TERMS = 8;
 
 /** The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases. */
 export function fieldTerms(field: string, text: string): string[] {

@@ -27,8 +27,8 @@ const STOP_WORDS = new Set(
     "of at by for with about against between into through during before after above below to from up down in out on off over " +
       "under again further then once here there when where why how all any both each few more most other some such no nor not " +
       "only own same so than too very just now and but if or because as until while also",
-    // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll)
-    "s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn",
+    // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
+    "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn",
     // the wrapping of a request
     "please help want need like let give provide tell know thanks thank hi hello additionally",
   ]
