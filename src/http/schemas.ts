@@ -263,7 +263,7 @@ const EXAMPLE_RESULT = {
   name: "read_file",
   model_name: "filesystem__read_file",
   description: "Read the complete contents of a file from the file system",
-  score: 2.8503,
+  score: 2.8583,
   match: "terms",
 };
 
