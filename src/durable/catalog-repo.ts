@@ -135,6 +135,25 @@ export class CatalogRepo {
     return this.sql.exec<{ id: string }>(`SELECT id FROM tools WHERE server = ?`, server).toArray().map((r) => r.id);
   }
 
+  /** The names among `names` that are not servers of this catalog yet (each once). */
+  missingServers(names: Iterable<string>): string[] {
+    const wanted = [...new Set(names)];
+    const known = new Set<string>();
+    for (const part of chunks(wanted)) {
+      for (const r of this.sql.exec<{ name: string }>(`SELECT name FROM servers WHERE name IN (${placeholders(part.length)})`, ...part)) known.add(r.name);
+    }
+    return wanted.filter((name) => !known.has(name));
+  }
+
+  countServers(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM servers`).one().n;
+  }
+
+  /** The server's defer_tools, or null when there is no such server. */
+  serverDefer(server: string): Defer | null {
+    return (this.sql.exec<{ d: string }>(`SELECT defer_tools AS d FROM servers WHERE name = ?`, server).toArray()[0]?.d as Defer | undefined) ?? null;
+  }
+
   ensureServers(names: Iterable<string>): void {
     for (const name of new Set(names)) this.sql.exec(`INSERT OR IGNORE INTO servers (name) VALUES (?)`, name);
   }

@@ -35,6 +35,14 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE tool_tokens (id TEXT PRIMARY KEY, hash TEXT NOT NULL, definition INTEGER NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID`,
     `CREATE INDEX tools_by_name ON tools (name)`,
   ],
+  // Audit trail (issue 6): one row per change to keys, settings or the catalog. AUTOINCREMENT so
+  // a sequence number is never reused once retention drops old rows (page cursors rely on it).
+  [
+    `CREATE TABLE audit_log (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL,
+       action TEXT NOT NULL, revision INTEGER NOT NULL, details TEXT NOT NULL)`,
+    `CREATE INDEX audit_by_time ON audit_log (at)`,
+  ],
 ];
 
 export function migrate(sql: SqlStorage): void {

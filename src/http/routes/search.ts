@@ -5,7 +5,7 @@ import { renderDefinition } from "../../catalog/render.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
-import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { searchRequestSchema, SearchResponseSchema, TenantIdSchema } from "../schemas.ts";
 
 export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
@@ -23,7 +23,7 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       'the answer is 429 `{"error":"search-budget-exhausted","budgetCap":3,"message":...}`. The results are activated in ' +
       "the session in the same storage transaction that answers, so they are callable in the very next step; `activated` " +
       "lists the ones that were not active before.",
-    security: BEARER,
+    security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), body: jsonBody(searchRequestSchema(config.limits)) },
     responses: { 200: jsonContent(SearchResponseSchema, "Results"), ...errorResponses("forbidden", "not-found", "search-budget-exhausted") },
   });
