@@ -77,7 +77,7 @@ export default defineConfig({
       // Request rate limits, against low ones (the production numbers are in wrangler.toml).
       workersProject("ratelimit", ["test/ratelimit/**/*.test.ts"], [], {
         bindings: { ADMIN_TOKEN },
-        ratelimits: rateLimits(6, 10),
+        ratelimits: rateLimits(20, 10),
       }),
       {
         // End-to-end tests in Node against `wrangler dev`: restarts of the local runtime, real clients.

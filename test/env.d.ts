@@ -5,3 +5,8 @@ declare module "vitest" {
   }
 }
 export {};
+
+declare module "*?raw" {
+  const content: string;
+  export default content;
+}

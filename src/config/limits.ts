@@ -9,38 +9,42 @@
  */
 import { z } from "zod";
 
-const limit = (min: number, fallback: number, description: string) => z.number().int().min(min).default(fallback).describe(description);
+/** How a request over a limit is answered; retention limits refuse nothing, they bound what is kept. */
+export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention";
+
+const limit = (min: number, fallback: number, refusal: Refusal, description: string) =>
+  z.number().int().min(min).default(fallback).meta({ description, refusal });
 
 export const LimitsSchema = z
   .object({
     // ---- one request ----------------------------------------------------------------------------
-    max_body_bytes: limit(1024, 16 * 1024 * 1024, "Request body, in bytes (413 payload-too-large above it)"),
-    max_json_depth: limit(8, 64, "Nesting depth of any JSON request body"),
-    max_tools_per_batch: limit(1, 20_000, "Tools in one upsert or replace request (413 payload-too-large above it)"),
+    max_body_bytes: limit(1024, 16 * 1024 * 1024, "413 payload-too-large", "Request body, in bytes"),
+    max_json_depth: limit(8, 64, "400 invalid-request", "Nesting depth of any JSON request body"),
+    max_tools_per_batch: limit(1, 20_000, "413 payload-too-large", "Tools in one upsert or replace request"),
     // ---- one tool -------------------------------------------------------------------------------
-    max_description_bytes: limit(64, 16 * 1024, "A tool description, in UTF-8 bytes"),
-    max_title_chars: limit(1, 256, "A tool title, in characters"),
-    max_schema_bytes: limit(256, 64 * 1024, "A tool's input or output schema (or annotations), serialised, in bytes"),
-    max_schema_depth: limit(2, 32, "Nesting depth of a tool's schema or annotations"),
-    max_keywords: limit(0, 32, "Keywords per tool"),
-    max_keyword_chars: limit(1, 64, "Characters per keyword"),
+    max_description_bytes: limit(64, 16 * 1024, "400 invalid-request", "A tool description, in UTF-8 bytes"),
+    max_title_chars: limit(1, 256, "400 invalid-request", "A tool title, in characters"),
+    max_schema_bytes: limit(256, 64 * 1024, "400 invalid-request", "A tool's input or output schema (or annotations), serialised, in bytes"),
+    max_schema_depth: limit(2, 32, "400 invalid-request", "Nesting depth of a tool's schema or annotations"),
+    max_keywords: limit(0, 32, "400 invalid-request", "Keywords per tool"),
+    max_keyword_chars: limit(1, 64, "400 invalid-request", "Characters per keyword"),
     // ---- search and reading ---------------------------------------------------------------------
-    max_query_chars: limit(1, 1_000, "A search query, in characters"),
-    max_results: limit(1, 50, "The largest max_results a search may ask for"),
-    max_page_size: limit(1, 500, "Page size of tool and audit listings"),
-    max_deferred_page: limit(1, 10_000, "Lines per page of the deferred list (each at most ~1 KB)"),
-    // ---- one tenant (quotas; 409 conflict when full) --------------------------------------------
-    max_tools_per_tenant: limit(1, 100_000, "Tools a tenant may hold"),
-    max_servers_per_tenant: limit(1, 1_000, "Servers a tenant may hold (a server may hold no tools)"),
-    max_keys_per_tenant: limit(1, 100, "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
-    max_label_chars: limit(1, 200, "A key's label, in characters"),
-    max_sessions_per_tenant: limit(1, 10_000, "Live sessions a tenant may hold (expired ones do not count)"),
+    max_query_chars: limit(1, 1_000, "400 invalid-request", "A search query, in characters"),
+    max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
+    max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
+    max_deferred_page: limit(1, 10_000, "400 invalid-request", "Lines per page of the deferred list (each at most ~1 KB)"),
+    // ---- one tenant (quotas) --------------------------------------------------------------------
+    max_tools_per_tenant: limit(1, 100_000, "409 conflict", "Tools a tenant may hold"),
+    max_servers_per_tenant: limit(1, 1_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),
+    max_keys_per_tenant: limit(1, 100, "409 conflict", "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
+    max_label_chars: limit(1, 200, "400 invalid-request", "A key's label, in characters"),
+    max_sessions_per_tenant: limit(1, 10_000, "409 conflict", "Live sessions a tenant may hold (expired ones do not count)"),
     // ---- one session ----------------------------------------------------------------------------
-    max_session_tools: limit(0, 128, "Client tools in one session (setTools)"),
-    max_inline_tools: limit(0, 256, "Names in a session's inline list"),
+    max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
+    max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
     // ---- audit trail ----------------------------------------------------------------------------
-    audit_max_entries: limit(100, 10_000, "Audit entries kept per tenant; older ones are dropped as new ones are written"),
-    audit_max_age_days: limit(1, 90, "Days an audit entry is kept"),
+    audit_max_entries: limit(100, 10_000, "retention", "Audit entries kept per tenant; older ones are dropped as new ones are written"),
+    audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
   })
   .strict();
 
@@ -58,11 +62,15 @@ export function limitNote<N extends LimitName>(name: N, limits: Pick<Limits, N>)
   return `(limit ${name} = ${limits[name]})`;
 }
 
-/** The markdown table of every limit, its default and its meaning (docs/reliability.md holds a copy; a test compares). */
+export function limitInfo(name: LimitName): { description: string; refusal: Refusal } {
+  return LimitsSchema.shape[name].meta() as { description: string; refusal: Refusal };
+}
+
+/** The markdown table of every limit (docs/reliability.md holds a copy; a test compares them). */
 export function limitsTable(): string {
   const rows = LIMIT_NAMES.map((name) => {
-    const description = LimitsSchema.shape[name].description ?? "";
-    return `| \`${name}\` | ${DEFAULT_LIMITS[name].toLocaleString("en-US")} | ${description} |`;
+    const { description, refusal } = limitInfo(name);
+    return `| \`${name}\` | ${DEFAULT_LIMITS[name].toLocaleString("en-US")} | ${description} | ${refusal} |`;
   });
-  return ["| limit | default | what it bounds |", "|---|---|---|", ...rows].join("\n");
+  return ["| limit | default | what it bounds | over it |", "|---|---|---|---|", ...rows].join("\n");
 }
