@@ -5,8 +5,3 @@ declare module "vitest" {
   }
 }
 export {};
-
-declare module "*?raw" {
-  const content: string;
-  export default content;
-}
