@@ -19,6 +19,8 @@ export interface LocalWorker {
   /** Where Durable Object storage lives; start another worker on it to simulate a restart. */
   persistTo: string;
   stop(): Promise<void>;
+  /** Kills wrangler and workerd at once (SIGKILL), as a crash would: nothing gets to flush or clean up. */
+  kill(): Promise<void>;
 }
 
 export interface LocalWorkerOptions {
@@ -68,11 +70,17 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
   };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid!, "SIGKILL");
+    await exited;
+  };
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, port, adminToken, persistTo, stop };
+      if ((await fetch(`${url}/healthz`)).ok) return { url, port, adminToken, persistTo, stop, kill };
     } catch {
       // not up yet
     }
