@@ -34,11 +34,14 @@ export async function documentedRoutes(): Promise<Route[]> {
   return routes.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** Every route the app serves (documented or not), in the same `METHOD /path/{param}` form. */
+/** The documentation itself, served but not an API route of its own. */
+const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs"]);
+
+/** Every API route the app serves (documented or not), in the same `METHOD /path/{param}` form. */
 export function servedRoutes(): string[] {
   const app = createApp(loadConfig(env));
   const ids = app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-  return [...new Set(ids)].sort();
+  return [...new Set(ids)].filter((id) => !DOCUMENTATION.has(id)).sort();
 }
 
 /** A tenant with a small catalog, a session that has activated a tool, and the operator for setup. */
@@ -73,6 +76,7 @@ const fresh = (prefix: string) => `${prefix}${++serial}x${Math.random().toString
 export interface Example {
   params: Record<string, string>;
   query?: Record<string, string>;
+  headers?: Record<string, string>;
   body?: unknown;
   /** Statuses a valid request succeeds with. */
   ok: number[];
@@ -137,7 +141,19 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     ok: [200],
   }),
   "POST /v1/tenants/{tenant}/sessions/{session_id}/resolve": (f) => ({ params: { tenant: f.tenant, session_id: f.session }, body: { name: "core__ask_user" }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/catalog/export": (f) => ({ params: { tenant: f.tenant }, query: { format: "anthropic", limit: "3" }, ok: [200] }),
+  "POST /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, body: MCP_INITIALIZE, ok: [200] }),
+  "DELETE /v1/tenants/{tenant}/mcp": async (f) => {
+    const id = fresh("mcp-");
+    await op(f, "POST", "/sessions", { session_id: id });
+    return { params: { tenant: f.tenant }, headers: { "mcp-session-id": id }, ok: [204] };
+  },
+  // This MCP server offers no server-initiated stream: a caller allowed in is told 405.
+  "GET /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, ok: [405] }),
 };
+
+const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+const MCP_INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } };
 
 /** Fills a path template: each `{param}` from `params`, percent-encoded unless `raw` says otherwise. */
 export function fillPath(template: string, params: Record<string, string>, raw: ReadonlySet<string> = new Set()): string {
@@ -156,6 +172,7 @@ export interface RawRequest {
   method: string;
   path: string;
   token?: string | null;
+  headers?: Record<string, string>;
   contentType?: string;
   body?: string | Uint8Array;
 }
@@ -169,7 +186,7 @@ export interface RawReply {
 
 /** Sends a request exactly as given (the body as bytes or text, any content type). */
 export async function send(req: RawRequest): Promise<RawReply> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...req.headers };
   if (req.token) headers.authorization = `Bearer ${req.token}`;
   if (req.contentType !== undefined) headers["content-type"] = req.contentType;
   const res = await exports.default.fetch(new Request(`http://tool-search.test${req.path}`, { method: req.method, headers, body: req.body ?? null }));
@@ -190,6 +207,7 @@ export function exampleRequest(route: Route, example: Example, token: string | n
     method: route.method,
     path: fillPath(route.path, example.params) + query,
     token,
+    ...(example.headers ? { headers: example.headers } : {}),
     ...(example.body === undefined ? {} : { contentType: "application/json", body: JSON.stringify(example.body) }),
   };
 }

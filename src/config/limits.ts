@@ -33,6 +33,7 @@ export const LimitsSchema = z
     max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
     max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
     max_deferred_page: limit(1, 10_000, "400 invalid-request", "Lines per page of the deferred list (each at most ~1 KB)"),
+    max_export_page: limit(1, 5_000, "400 invalid-request", "Tools per page of the vendor catalog export (GET .../catalog/export)"),
     // ---- one tenant (quotas) --------------------------------------------------------------------
     max_tools_per_tenant: limit(1, 100_000, "409 conflict", "Tools a tenant may hold"),
     max_servers_per_tenant: limit(1, 1_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),

@@ -149,17 +149,17 @@ export class CatalogRepo {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM servers`).one().n;
   }
 
-  /** The server's defer_tools, or null when there is no such server. */
-  serverDefer(server: string): Defer | null {
-    return (this.sql.exec<{ d: string }>(`SELECT defer_tools AS d FROM servers WHERE name = ?`, server).toArray()[0]?.d as Defer | undefined) ?? null;
-  }
-
   ensureServers(names: Iterable<string>): void {
     for (const name of new Set(names)) this.sql.exec(`INSERT OR IGNORE INTO servers (name) VALUES (?)`, name);
   }
 
   setServerDefer(server: string, deferTools: Defer): void {
     this.sql.exec(`INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET defer_tools = excluded.defer_tools`, server, deferTools);
+  }
+
+  /** The server's stored deferTools; null when the server is not in the catalog. */
+  serverDefer(server: string): Defer | null {
+    return (this.sql.exec<{ defer_tools: string }>(`SELECT defer_tools FROM servers WHERE name = ?`, server).toArray()[0]?.defer_tools as Defer | undefined) ?? null;
   }
 
   serverExists(server: string): boolean {
@@ -192,6 +192,18 @@ export class CatalogRepo {
       )
       .toArray()
       .map((r) => ({ name: r.name, defer_tools: r.defer_tools as Defer, tools: r.tools }));
+  }
+
+  /** Per server: its tool count and its first `shown` tool names (by id), for namespace descriptions. */
+  serverSummaries(servers: Iterable<string>, shown: number): { name: string; tools: number; names: string[] }[] {
+    return [...new Set(servers)].map((name) => ({
+      name,
+      tools: this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tools WHERE server = ?`, name).one().n,
+      names: this.sql
+        .exec<{ name: string }>(`SELECT name FROM tools WHERE server = ? ORDER BY id LIMIT ?`, name, shown)
+        .toArray()
+        .map((r) => r.name),
+    }));
   }
 
   countTools(): number {

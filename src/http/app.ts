@@ -3,6 +3,7 @@
  * document. Built once per configuration; the Worker entry point only forwards requests.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
 import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
@@ -20,9 +21,12 @@ import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
+import { registerExportRoutes } from "./routes/export.ts";
+import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
+import { API_VERSION } from "./version.ts";
 
-export const API_VERSION = "1.0.0";
+export { API_VERSION };
 
 const healthz = createRoute({
   method: "get",
@@ -79,6 +83,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSearchRoutes(app, config);
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
+  registerExportRoutes(app, config);
+  registerMcpRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -93,6 +99,19 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       description: "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
     },
   });
+  // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN
+  // (jsDelivr) when the page is viewed. Nothing else leaves the page: no fonts, telemetry or agent.
+  app.get(
+    "/docs",
+    Scalar({
+      url: "/openapi.json",
+      pageTitle: "tool-search API reference",
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      showDeveloperTools: "never",
+    }),
+  );
   return app;
 }
 

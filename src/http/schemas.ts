@@ -3,9 +3,11 @@
  * the OpenAPI document and give the TypeScript types the Durable Object is called with.
  */
 import { z } from "zod";
+import { schemasFor } from "../catalog/batch.ts";
 import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
-import { OutputFormatSchema } from "../catalog/render.ts";
-import { limitNote, type Limits } from "../config/limits.ts";
+import { OUTPUT_FORMATS, OutputFormatSchema } from "../catalog/render.ts";
+import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendor.ts";
+import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../config/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
@@ -26,8 +28,10 @@ export const TenantIdSchema = z.string().regex(TENANT_ID, "tenant ids are 1-63 c
 
 export const CreateTenantSchema = z
   .strictObject({ id: TenantIdSchema, settings: SettingsSchema.partial().optional() })
-  .meta({ id: "CreateTenant" });
-export const TenantSchema = z.object({ id: z.string(), created_at: z.string(), settings: SettingsSchema }).meta({ id: "Tenant" });
+  .meta({ id: "CreateTenant", example: { id: "acme", settings: { default_max_results: 8 } } });
+export const TenantSchema = z
+  .object({ id: z.string(), created_at: z.string(), settings: SettingsSchema })
+  .meta({ id: "Tenant", example: { id: "acme", created_at: "2026-11-29T12:00:00.000Z", settings: SettingsSchema.parse({ default_max_results: 8 }) } });
 
 export function createKeySchema(limits: Limits) {
   return z
@@ -41,6 +45,8 @@ export function createKeySchema(limits: Limits) {
     })
     .meta({ id: "CreateKey", example: { scopes: ["search"], label: "agent backend" } });
 }
+/** The key-creation body at the default limits: for the typed client's types (routes build theirs from the deployment's). */
+export const CreateKeySchema = createKeySchema(DEFAULT_LIMITS);
 export const KeyInfoSchema = z
   .object({
     id: z.string(),
@@ -49,8 +55,22 @@ export const KeyInfoSchema = z
     created_at: z.string(),
     revoked_at: z.string().nullable(),
   })
-  .meta({ id: "KeyInfo" });
-export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({ id: "CreatedKey" });
+  .meta({
+    id: "KeyInfo",
+    example: { id: "k3x9q2mzt7ab", scopes: ["search", "write"], label: "agent backend", created_at: "2026-11-29T12:00:00.000Z", revoked_at: null },
+  });
+export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
+export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({
+  id: "CreatedKey",
+  example: {
+    id: "k3x9q2mzt7ab",
+    key: "tsk_acme_k3x9q2mzt7ab_Zq8v0Lr3Xo5Tn7Wc2Ye4Ub6Mi1Pa9Sd3Fg5Hj7Kl0",
+    scopes: ["search", "write"],
+    label: "agent backend",
+    created_at: "2026-11-29T12:00:00.000Z",
+    revoked_at: null,
+  },
+});
 
 // ---- audit trail --------------------------------------------------------------------------------
 
@@ -78,11 +98,38 @@ export const AuditPageSchema = z
 export function auditQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(64).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(100),
+    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
   });
 }
 
 // ---- catalog ------------------------------------------------------------------------------------
+
+const EXAMPLE_TOOL = {
+  name: "list_issues",
+  description: "List issues in a GitHub repository, filtered by state and labels",
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string", description: "owner/name" }, state: { type: "string", enum: ["open", "closed", "all"] } },
+    required: ["repo"],
+  },
+};
+
+/** POST .../tools: a batch of tools in any accepted format, each naming its server. */
+export function toolBatchBodySchema(limits: Limits) {
+  return z
+    .strictObject({ tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`") })
+    .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
+}
+
+/** PUT .../servers/{server}/tools: the server's whole new set; items may omit `server`. */
+export function serverToolsBodySchema(limits: Limits) {
+  return z
+    .strictObject({
+      tools: z.array(schemasFor(limits).any).describe("The server's tools in any accepted format; `server` may be omitted"),
+      defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
+    })
+    .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
+}
 
 export const ToolBatchResultSchema = z
   .object({
@@ -92,7 +139,17 @@ export const ToolBatchResultSchema = z
     unchanged: z.number().int().describe("Tools whose content hash matched: not rewritten, not re-indexed"),
     removed: z.number().int(),
   })
-  .meta({ id: "ToolBatchResult" });
+  .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+
+const EXAMPLE_SUMMARY = {
+  tool_id: "github::list_issues",
+  server: "github",
+  name: "list_issues",
+  model_name: "github__list_issues",
+  title: null,
+  description: EXAMPLE_TOOL.description,
+  defer: null,
+};
 
 export const ToolSummarySchema = z
   .object({
@@ -104,16 +161,16 @@ export const ToolSummarySchema = z
     description: z.string(),
     defer: DeferSchema.nullable().describe("The tool's own declaration; null inherits"),
   })
-  .meta({ id: "ToolSummary" });
+  .meta({ id: "ToolSummary", example: EXAMPLE_SUMMARY });
 
 export const ToolPageSchema = z
   .object({ tools: z.array(ToolSummarySchema), next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end") })
-  .meta({ id: "ToolPage" });
+  .meta({ id: "ToolPage", example: { tools: [EXAMPLE_SUMMARY], next_cursor: "Z2l0aHViOjpsaXN0X2lzc3Vlcw" } });
 
 export function listToolsQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(1024).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(100),
+    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
     server: ServerNameSchema.optional(),
   });
 }
@@ -124,7 +181,15 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
   hash: z.string().describe("SHA-256 of the tool's content"),
   keywords: z.array(z.string()),
   definition: z.record(z.string(), z.unknown()).describe("The definition in the requested format"),
-}).meta({ id: "ToolDetail" });
+}).meta({
+  id: "ToolDetail",
+  example: {
+    ...EXAMPLE_SUMMARY,
+    hash: "9f2c4e1b7a0d3f5e8c6b2a1d0e9f8c7b6a5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
+    keywords: [],
+    definition: { name: "github__list_issues", description: EXAMPLE_TOOL.description, inputSchema: EXAMPLE_TOOL.inputSchema },
+  },
+});
 
 export const TokenFiguresSchema = z
   .object({
@@ -149,9 +214,29 @@ export const CatalogSchema = z
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
   })
-  .meta({ id: "Catalog" });
+  .meta({
+    id: "Catalog",
+    example: {
+      revision: 14,
+      tools: 22,
+      always_loaded: 10,
+      deferred: 12,
+      servers: [
+        { name: "filesystem", defer_tools: "never", tools: 10 },
+        { name: "github", defer_tools: "auto", tools: 12 },
+      ],
+      tokens: { tokenizer: "cl100k_base", catalog: 2310, always_loaded: 724, deferred_definitions: 1586, deferred_list: 402 },
+      index: { source: "snapshot", tools: 22, ms: 3 },
+    },
+  });
 
 // ---- search -------------------------------------------------------------------------------------
+
+export const SearchFormatSchema = z.enum([...OUTPUT_FORMATS, ...VENDOR_SEARCH_FORMATS]);
+
+export function isVendorSearchFormat(format: string | undefined): format is VendorSearchFormat {
+  return (VENDOR_SEARCH_FORMATS as readonly (string | undefined)[]).includes(format);
+}
 
 export function searchRequestSchema(limits: Limits) {
   return z
@@ -171,7 +256,18 @@ export function searchRequestSchema(limits: Limits) {
         .optional()
         .describe("Default: the tenant's default_max_results (5)"),
       threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
-      format: OutputFormatSchema.optional().describe("Include each result's full definition in this format"),
+      format: SearchFormatSchema.optional().describe(
+        "mcp, anthropic, openai, openai-responses: include each result's full definition in this format. " +
+          "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of tool_reference blocks " +
+          "for the search tool call `call_id`. openai-tool-search-output: also answer with `input_items`, the OpenAI " +
+          "tool_search_output item (and, when nothing matched, a developer message) for the tool_search_call `call_id`",
+      ),
+      call_id: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe("With the vendor formats (and only with them): the id of the model's search call (Anthropic tool_use.id, OpenAI tool_search_call.call_id)"),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
       session_id: SessionIdSchema.optional().describe(
         "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
@@ -180,7 +276,20 @@ export function searchRequestSchema(limits: Limits) {
     .refine((r) => (r.tool_id === undefined) !== (r.query === undefined), {
       message: "give exactly one of tool_id (an exact id like 'server::name') or query (keywords)",
     })
-    .meta({ id: "SearchRequest", example: { query: "read a file", max_results: 5 } });
+    .refine((r) => (r.call_id !== undefined) === isVendorSearchFormat(r.format), {
+      message: "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which need it (the id of the model's search call)",
+      path: ["call_id"],
+    })
+    .meta({
+      id: "SearchRequest",
+      example: { query: "read a file", max_results: 5 },
+      examples: [
+        { query: "read a file", max_results: 5 },
+        { tool_id: "github::list_issues", session_id: "chat-7f3a" },
+        { query: "create a calendar event", session_id: "chat-7f3a", format: "anthropic-tool-reference", call_id: "toolu_01A09q90qw90lq917835lq9" },
+        { query: "create a calendar event", session_id: "chat-7f3a", format: "openai-tool-search-output", call_id: "call_9f2c" },
+      ],
+    });
 }
 export type SearchRequest = z.infer<ReturnType<typeof searchRequestSchema>>;
 
@@ -190,6 +299,16 @@ const TermExplanationSchema = z.object({
   tf: z.partialRecord(z.enum(FIELDS), z.number()),
   score: z.number(),
 });
+
+const EXAMPLE_RESULT = {
+  tool_id: "filesystem::read_file",
+  server: "filesystem",
+  name: "read_file",
+  model_name: "filesystem__read_file",
+  description: "Read the complete contents of a file from the file system",
+  score: 9.0396,
+  match: "terms",
+};
 
 export const SearchResultSchema = z
   .object({
@@ -208,7 +327,7 @@ export const SearchResultSchema = z
       })
       .optional(),
   })
-  .meta({ id: "SearchResult" });
+  .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 
 export const BudgetSchema = z
   .object({
@@ -227,5 +346,38 @@ export const SearchResponseSchema = z
     budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
     message: z.string().optional().describe("Present when nothing matched: says so plainly"),
+    tool_result: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "format anthropic-tool-reference: the tool_result block to put in the next user message, " +
+          '{"type":"tool_result","tool_use_id":call_id,"content":[{"type":"tool_reference","tool_name":...}]} ' +
+          "(a text block with the message when nothing matched; on a refusal, is_error with the error JSON)",
+      ),
+    input_items: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe(
+        "format openai-tool-search-output: the items to append to the next request's input: " +
+          '{"type":"tool_search_output","call_id":...,"execution":"client","status":"completed","tools":[namespaces]}, ' +
+          "then a developer message with the message when nothing matched (or with the error JSON on a refusal)",
+      ),
   })
-  .meta({ id: "SearchResponse" });
+  .meta({
+    id: "SearchResponse",
+    example: { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+    examples: [
+      { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+      {
+        results: [EXAMPLE_RESULT],
+        activated: ["filesystem::read_file"],
+        budget: { used: 1, cap: 3, remaining: 2 },
+        threshold: 1.5,
+        tool_result: {
+          type: "tool_result",
+          tool_use_id: "toolu_01A09q90qw90lq917835lq9",
+          content: [{ type: "tool_reference", tool_name: "filesystem__read_file" }],
+        },
+      },
+    ],
+  });

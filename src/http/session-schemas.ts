@@ -13,6 +13,13 @@ import { BudgetSchema, TenantIdSchema, TokenFiguresSchema } from "./schemas.ts";
 
 export const sessionParams = z.object({ tenant: TenantIdSchema, session_id: SessionIdSchema });
 
+const EXAMPLE_BUDGET = { used: 1, cap: 3, remaining: 2 };
+const EXAMPLE_DEFINITION = {
+  name: "github__list_issues",
+  description: "List issues in a GitHub repository, filtered by state and labels",
+  inputSchema: { type: "object", properties: { repo: { type: "string", description: "owner/name" } }, required: ["repo"] },
+};
+
 // ---- sessions -----------------------------------------------------------------------------------
 
 /** The documented body of POST .../sessions (tools are validated item by item, like catalog uploads). */
@@ -51,24 +58,51 @@ export const SessionSchema = z
     inline: z.array(z.string()).nullable().describe("The tools the session's agent names, as given"),
     inline_unresolved: z.array(z.string()).describe("Inline names that match no catalog tool right now"),
     deferred_tool_loading: z.boolean(),
+    turn_idle_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe("When set, a search this many seconds after the previous one starts the next turn by itself (MCP sessions); null: turns start only when asked"),
   })
-  .meta({ id: "Session" });
+  .meta({
+    id: "Session",
+    example: {
+      session_id: "chat-7f3a",
+      created: true,
+      created_at: "2026-11-29T12:00:00.000Z",
+      expires_at: "2026-11-30T12:00:00.000Z",
+      ttl_seconds: 86400,
+      turn: 1,
+      budget: { used: 0, cap: 3, remaining: 3 },
+      always_loaded: ["filesystem::read_file", "filesystem::write_file"],
+      activated: [],
+      session_tools: [],
+      tools_version: 0,
+      inline: null,
+      inline_unresolved: [],
+      deferred_tool_loading: false,
+      turn_idle_seconds: null,
+    },
+  });
 
 export const StartTurnSchema = z
   .strictObject({
     turn: z
       .number()
       .int()
-      .min(2)
+      .min(1)
       .optional()
-      .describe("The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried call is safe"),
+      .describe(
+        "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried call is safe " +
+          "(and `1` on a new session just says the client announces its turns, which switches idle turns off)",
+      ),
   })
   .meta({ id: "StartTurn" });
 
 export function setToolsBodySchema(limits: Limits) {
   return z
     .strictObject({ tools: z.array(schemasFor(limits).any).max(limits.max_session_tools, sessionToolsMessage(limits)).describe("The complete new set; [] removes them all") })
-    .meta({ id: "SetSessionTools" });
+    .meta({ id: "SetSessionTools", example: { tools: [{ name: "ask_user", description: "Ask the user a question and wait for the answer", inputSchema: { type: "object" } }] } });
 }
 
 export const SetToolsResultSchema = z
@@ -77,7 +111,7 @@ export const SetToolsResultSchema = z
     tools_version: z.number().int().describe("The number of this replacement; replacements apply one at a time, in order"),
     tools: z.array(z.string()).describe("The session's client tool names now"),
   })
-  .meta({ id: "SetSessionToolsResult" });
+  .meta({ id: "SetSessionToolsResult", example: { session_id: "chat-7f3a", tools_version: 1, tools: ["ask_user"] } });
 
 const ListEntrySchema = z.object({
   name: z.string().describe("The model-facing name (what the model calls)"),
@@ -94,7 +128,23 @@ export const ToolListSchema = z
     tools: z.array(z.record(z.string(), z.unknown())).describe("Definitions in the requested format, ready for the model request, in order"),
     entries: z.array(ListEntrySchema).describe("Where each definition comes from, in the same order"),
   })
-  .meta({ id: "SessionToolList" });
+  .meta({
+    id: "SessionToolList",
+    example: {
+      session_id: "chat-7f3a",
+      format: "mcp",
+      turn: 1,
+      budget: EXAMPLE_BUDGET,
+      tools: [
+        { name: "tool_search", description: "Find and load tools that are not in your tool list yet. …", inputSchema: { type: "object", properties: { query: { type: "string" } } } },
+        EXAMPLE_DEFINITION,
+      ],
+      entries: [
+        { name: "tool_search", source: "tool_search", tool_id: null },
+        { name: "github__list_issues", source: "activated", tool_id: "github::list_issues" },
+      ],
+    },
+  });
 
 export const ResolveRequestSchema = z
   .strictObject({
@@ -105,7 +155,7 @@ export const ResolveRequestSchema = z
 
 export const ResolveResponseSchema = ListEntrySchema.extend({
   definition: z.record(z.string(), z.unknown()),
-}).meta({ id: "ResolvedTool" });
+}).meta({ id: "ResolvedTool", example: { name: "github__list_issues", source: "activated", tool_id: "github::list_issues", definition: EXAMPLE_DEFINITION } });
 
 // ---- deferred list and plan ---------------------------------------------------------------------
 
@@ -117,7 +167,7 @@ export function deferredQuerySchema(limits: Limits) {
       .int()
       .min(1)
       .max(limits.max_deferred_page, `pages hold at most ${limits.max_deferred_page} lines ${limitNote("max_deferred_page", limits)}`)
-      .default(1000),
+      .default(Math.min(1000, limits.max_deferred_page)),
     server: z.string().max(64).optional(),
   });
 }
@@ -134,7 +184,17 @@ export const DeferredListSchema = z
     ),
     next_cursor: z.string().nullable(),
   })
-  .meta({ id: "DeferredList" });
+  .meta({
+    id: "DeferredList",
+    example: {
+      revision: 14,
+      tools: [
+        { tool_id: "billing::create_invoice", line: "billing::create_invoice: Create and send an invoice to a customer for a list of line items.", truncated: false },
+        { tool_id: "billing::get_balance", line: "billing::get_balance: Get the current account balance and pending payouts.", truncated: false },
+      ],
+      next_cursor: "YmlsbGluZzo6Z2V0X2JhbGFuY2U",
+    },
+  });
 
 export const PlanRequestSchema = z
   .strictObject({
@@ -161,7 +221,21 @@ export const PlanResponseSchema = z
     }),
     tokenizer: z.string(),
   })
-  .meta({ id: "Plan" });
+  .meta({
+    id: "Plan",
+    example: {
+      enabled: false,
+      reason: "under-thresholds",
+      message:
+        "The 65 deferrable definitions take 4951 tokens (2.48 % of the 200000-token context window): under both min_pct 5 % and min_tokens 50000, so loading them all is cheaper.",
+      context_window: 200000,
+      thresholds: { min_tools: 30, min_pct: 5, min_tokens: 50000 },
+      share_pct: 2.4755,
+      tools: { total: 75, always_loaded: 10, deferred: 65 },
+      tokens: { catalog: 5675, always_loaded: 724, deferred_definitions: 4951, deferred_list: 1500, tool_search: 293, with_search: 2517, saving: 3158 },
+      tokenizer: "cl100k_base",
+    },
+  });
 
 // ---- tool results -------------------------------------------------------------------------------
 
@@ -176,4 +250,7 @@ export const ToolResultObjectSchema = z
       z.object({ data: z.string(), mimeType: z.string(), type: z.enum(["image", "resource"]), description: z.string().optional() }),
     ),
   })
-  .meta({ id: "ToolResultObject" });
+  .meta({
+    id: "ToolResultObject",
+    example: { textResultForLlm: "3 open issues", resultType: "success", sessionLog: "success: 1 text; 13 characters of text, 0 binary results", binaryResultsForLlm: [] },
+  });

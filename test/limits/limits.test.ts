@@ -73,6 +73,7 @@ const CASES: Record<LimitName, Case> = {
     },
   },
   max_deferred_page: { kind: "refusal", request: (t) => get(t, `/catalog/deferred?limit=${limits.max_deferred_page + 1}`) },
+  max_export_page: { kind: "refusal", request: (t) => get(t, `/catalog/export?format=anthropic&limit=${limits.max_export_page + 1}`) },
   max_tools_per_tenant: {
     kind: "refusal",
     setup: async (t) => {

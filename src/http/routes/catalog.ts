@@ -9,9 +9,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
-import { parseToolBatch, schemasFor, type ItemError } from "../../catalog/batch.ts";
+import { parseToolBatch, type ItemError } from "../../catalog/batch.ts";
 import { modelName, renderDefinition } from "../../catalog/render.ts";
-import { DeferSchema, ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
+import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { limitNote } from "../../config/limits.ts";
 import type { AppEnv } from "../context.ts";
@@ -21,7 +21,9 @@ import {
   CatalogSchema,
   FormatQuerySchema,
   listToolsQuerySchema,
+  serverToolsBodySchema,
   TenantIdSchema,
+  toolBatchBodySchema,
   ToolBatchResultSchema,
   ToolDetailSchema,
   ToolPageSchema,
@@ -33,13 +35,6 @@ const serverParam = tenantParam.extend({ server: ServerNameSchema });
 const toolParam = tenantParam.extend({ tool_id: z.string().min(1).max(260).meta({ example: "github::list_issues" }) });
 
 const NDJSON = "application/x-ndjson";
-
-function batchBodySchema(config: ServiceConfig, withDefer: boolean) {
-  const tools = z.array(schemasFor(config.limits).any).describe("Tools in any accepted format");
-  return withDefer
-    ? z.strictObject({ tools, defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed") })
-    : z.strictObject({ tools });
-}
 
 /** Reads `{tools:[...]}` (JSON) or one tool per line (NDJSON) into raw items, refusing anything else clearly. */
 async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
@@ -166,7 +161,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       body: {
         required: true,
         content: {
-          "application/json": { schema: batchBodySchema(config, false) },
+          "application/json": { schema: toolBatchBodySchema(config.limits) },
           [NDJSON]: { schema: z.string().describe("One tool object per line") },
         },
       },
@@ -187,7 +182,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "After the call the server holds exactly these tools; an empty list removes them all. A rejected replacement " +
       "leaves the previous set in place. `defer_tools: \"never\"` keeps every tool of the server always loaded.",
     security: requires("write"),
-    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: batchBodySchema(config, true) } } } },
+    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: serverToolsBodySchema(config.limits) } } } },
     responses: { 200: jsonContent(ToolBatchResultSchema, "Replaced"), ...batchErrors },
   });
   app.put("/v1/tenants/:tenant/servers/:server/tools", async (c) => {

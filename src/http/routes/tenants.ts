@@ -6,7 +6,7 @@ import { SettingsPatchSchema, SettingsSchema } from "../../config/settings.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { auditQuerySchema, AuditPageSchema, CreatedKeySchema, createKeySchema, CreateTenantSchema, KeyInfoSchema, TenantIdSchema, TenantSchema } from "../schemas.ts";
+import { auditQuerySchema, AuditPageSchema, CreatedKeySchema, createKeySchema, CreateTenantSchema, KeyListSchema, TenantIdSchema, TenantSchema } from "../schemas.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
 
@@ -39,7 +39,7 @@ const listKeys = createRoute({
   summary: "List API keys, without secrets (admin scope)",
   security: requires("admin"),
   request: { params: tenantParam },
-  responses: { 200: jsonContent(z.object({ keys: z.array(KeyInfoSchema) }), "The keys"), ...errorResponses("forbidden", "not-found") },
+  responses: { 200: jsonContent(KeyListSchema, "The keys"), ...errorResponses("forbidden", "not-found") },
 });
 
 const revokeKey = createRoute({
