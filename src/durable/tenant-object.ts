@@ -390,20 +390,20 @@ export class TenantObject extends DurableObject<Env> {
     const query = input.query!;
     const index = this.index.get();
     const hits = index.search(query, { limit, threshold, params: this.bm25f(), explain: input.explain ?? false });
-    const rows = input.with_rows ? this.repo.getTools(hits.map((h) => h.id)) : [];
-    const results = hits.map((hit): SearchResultItem => {
-      const doc = index.document(hit.id)!;
-      const tool = parseToolId(hit.id)!;
-      return {
-        tool_id: hit.id,
-        server: tool.server,
-        name: tool.name,
-        model_name: doc.aliases[0] ?? modelName(tool),
-        description: doc.description,
-        score: round(hit.score),
-        match: hit.match,
-        ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
-      };
+    // The index keeps no text: names and descriptions come from the rows, the source of truth.
+    const rows = this.repo.getTools(hits.map((h) => h.id));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const results = hits.flatMap((hit): SearchResultItem[] => {
+      const row = byId.get(hit.id);
+      if (!row) return [];
+      return [
+        {
+          ...this.summary(row),
+          score: round(hit.score),
+          match: hit.match,
+          ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
+        },
+      ];
     });
     const message =
       results.length === 0

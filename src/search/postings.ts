@@ -5,8 +5,16 @@
  * (measured: 50 MB of heap for 10,000 tools even without documents) and divides term counts by
  * field length, so true term frequencies are lost. This component keeps one posting list per
  * term, shared by all fields: pairs of (internal document id, packed per-field term counts).
- * Orama still drives it (insert, remove, save, load, internal ids); scoring reads it directly
- * (see `ranker.ts`), so Orama's `search()` (and with it the component's `search` and
+ *
+ * Layout, for memory and for cold starts (a Durable Object restores its index after every ~10 s
+ * idle): a frozen segment holds every term in one sorted array and every posting in one Int32Array
+ * arena, so a snapshot restores as views over its own bytes, with nothing to parse or rebuild. Writes
+ * since the last freeze go to a small delta of per-term arrays; removals mark the document dead.
+ * `freeze` merges the delta and drops dead documents in one pass; it runs when the delta has grown,
+ * before a removed id is inserted again, before scoring sees a dead document, and before a snapshot.
+ *
+ * Orama still drives this component (insert, remove, internal ids); scoring reads it directly (see
+ * `ranker.ts`), so Orama's `search()` (and with it the component's `search` and
  * `searchByWhereClause` hooks) is not used: the cast below records that this is a partial IIndex.
  */
 import type { AnyOrama, IIndex, SearchableType, Tokenizer } from "@orama/orama";
@@ -17,48 +25,143 @@ export const TF_BITS = 6;
 export const TF_MAX = (1 << TF_BITS) - 1;
 export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(FIELDS.map((f, i) => [f, i])) as Record<Field, number>;
 
+/** The delta is merged once it holds this many entries and a quarter of the frozen segment's. */
+const DELTA_MIN_ENTRIES = 4_096;
+
 export interface PostingsStore {
-  /** term -> [internalId, packedCounts, internalId, packedCounts, ...] */
-  terms: Map<string, number[]>;
+  /** Frozen segment: terms in ascending order, `offsets[t]..offsets[t+1]` their entries in `postings`. */
+  terms: string[];
+  offsets: Int32Array;
+  /** [internalId, packedCounts, internalId, packedCounts, ...] for every frozen term, in term order. */
+  postings: Int32Array;
+  /** Entries added since the last freeze: term -> [internalId, packedCounts, ...]. */
+  delta: Map<string, number[]>;
+  deltaEntries: number;
   /** Per field, the analysed length of each document, indexed by internal id. */
-  lengths: Record<Field, number[]>;
+  lengths: Record<Field, Int32Array>;
   /** Per field, the sum of live documents' lengths (for the average length). */
   totals: Record<Field, number>;
   /** Live documents. */
   docs: number;
-  /** Internal ids removed but still present in `dirty` posting lists (compacted lazily, in one pass). */
-  removed: Set<number>;
-  dirty: Set<string>;
+  /** Removed internal ids whose entries are still in the segments (1 = dead). */
+  dead: Uint8Array;
+  deadCount: number;
 }
 
 export function createPostingsStore(): PostingsStore {
   return {
-    terms: new Map(),
-    lengths: Object.fromEntries(FIELDS.map((f) => [f, []])) as unknown as Record<Field, number[]>,
+    terms: [],
+    offsets: new Int32Array(1),
+    postings: new Int32Array(0),
+    delta: new Map(),
+    deltaEntries: 0,
+    lengths: Object.fromEntries(FIELDS.map((f) => [f, new Int32Array(64)])) as Record<Field, Int32Array>,
     totals: Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<Field, number>,
     docs: 0,
-    removed: new Set(),
-    dirty: new Set(),
+    dead: new Uint8Array(64),
+    deadCount: 0,
   };
 }
 
-/** Drops removed documents from the posting lists they appear in. Cost: one pass over those lists. */
-export function compact(store: PostingsStore): void {
-  if (store.removed.size === 0) return;
-  for (const term of store.dirty) {
-    const list = store.terms.get(term);
-    if (!list) continue;
-    let w = 0;
-    for (let r = 0; r < list.length; r += 2) {
-      if (store.removed.has(list[r]!)) continue;
-      list[w++] = list[r]!;
-      list[w++] = list[r + 1]!;
-    }
-    if (w === 0) store.terms.delete(term);
-    else list.length = w;
+/** Index of `term` in the frozen dictionary, or -1. */
+export function frozenTerm(store: PostingsStore, term: string): number {
+  const terms = store.terms;
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const t = terms[mid]!;
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
   }
-  store.removed.clear();
-  store.dirty.clear();
+  return -1;
+}
+
+/** Number of live documents containing `term` (exact once the store is clean, see `ensureClean`). */
+export function documentFrequency(store: PostingsStore, term: string): number {
+  const t = frozenTerm(store, term);
+  const frozen = t < 0 ? 0 : (store.offsets[t + 1]! - store.offsets[t]!) >> 1;
+  return frozen + ((store.delta.get(term)?.length ?? 0) >> 1);
+}
+
+/** Merges the delta into the frozen segment and drops dead documents' entries. One pass over all postings. */
+export function freeze(store: PostingsStore): void {
+  if (store.deltaEntries === 0 && store.deadCount === 0) return;
+  const deltaTerms = [...store.delta.keys()].sort();
+  const { terms, offsets, postings, delta, dead } = store;
+  const hasDead = store.deadCount > 0;
+  const merged: string[] = [];
+  const frozenIndex: number[] = [];
+  let total = 0;
+  // First pass: the merged term order and each term's live entry count.
+  let a = 0;
+  let b = 0;
+  while (a < terms.length || b < deltaTerms.length) {
+    let term: string;
+    let t = -1;
+    if (b >= deltaTerms.length || (a < terms.length && terms[a]! < deltaTerms[b]!)) term = terms[(t = a++)]!;
+    else if (a < terms.length && terms[a] === deltaTerms[b]) (term = terms[(t = a++)]!), b++;
+    else term = deltaTerms[b++]!;
+    let n = 0;
+    if (t >= 0) for (let i = offsets[t]!; i < offsets[t + 1]!; i += 2) if (!hasDead || dead[postings[i]!] !== 1) n += 2;
+    const list = delta.get(term);
+    if (list) for (let i = 0; i < list.length; i += 2) if (!hasDead || dead[list[i]!] !== 1) n += 2;
+    if (n === 0) continue;
+    merged.push(term);
+    frozenIndex.push(t);
+    total += n;
+  }
+  // Second pass: copy the live entries into one arena.
+  const nextOffsets = new Int32Array(merged.length + 1);
+  const next = new Int32Array(total);
+  let w = 0;
+  for (let m = 0; m < merged.length; m++) {
+    nextOffsets[m] = w;
+    const t = frozenIndex[m]!;
+    if (t >= 0) {
+      for (let i = offsets[t]!; i < offsets[t + 1]!; i += 2) {
+        if (hasDead && dead[postings[i]!] === 1) continue;
+        next[w++] = postings[i]!;
+        next[w++] = postings[i + 1]!;
+      }
+    }
+    const list = delta.get(merged[m]!);
+    if (list) {
+      for (let i = 0; i < list.length; i += 2) {
+        if (hasDead && dead[list[i]!] === 1) continue;
+        next[w++] = list[i]!;
+        next[w++] = list[i + 1]!;
+      }
+    }
+  }
+  nextOffsets[merged.length] = w;
+  store.terms = merged;
+  store.offsets = nextOffsets;
+  store.postings = next;
+  store.delta = new Map();
+  store.deltaEntries = 0;
+  if (hasDead) {
+    store.dead = new Uint8Array(store.dead.length);
+    store.deadCount = 0;
+  }
+}
+
+/** Scoring must see only live documents (document frequencies count entries): merge out the dead first. */
+export function ensureClean(store: PostingsStore): void {
+  if (store.deadCount > 0) freeze(store);
+}
+
+/** Merges a delta that has grown large relative to the frozen segment (after a bulk insert, say). */
+export function settle(store: PostingsStore): void {
+  if (store.deltaEntries >= DELTA_MIN_ENTRIES && store.deltaEntries * 4 >= store.postings.length) freeze(store);
+}
+
+function grow<T extends Int32Array | Uint8Array>(array: T, index: number): T {
+  if (index < array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(Math.max(index + 1, array.length * 2));
+  next.set(array);
+  return next;
 }
 
 /** Counts each distinct term of a field value. */
@@ -81,7 +184,7 @@ export const postingsIndex = {
 
   beforeInsert(store: PostingsStore, _prop: string, _id: string, _value: unknown, _type: unknown, _lang: unknown, _tok: unknown, _count: number) {
     // A re-inserted id reuses its internal id: its old entries must be gone before new ones land.
-    if (store.removed.size > 0) compact(store);
+    if (store.deadCount > 0) freeze(store);
   },
 
   insert(_impl: unknown, store: PostingsStore, prop: string, _id: string, internalId: number, value: unknown, _type: SearchableType, _lang: string | undefined, tokenizer: Tokenizer) {
@@ -91,24 +194,32 @@ export const postingsIndex = {
     const shift = FIELD_SLOT[prop] * TF_BITS;
     for (const [term, tf] of counts) {
       length += tf;
-      let list = store.terms.get(term);
-      if (!list) store.terms.set(term, (list = []));
+      let list = store.delta.get(term);
+      if (!list) store.delta.set(term, (list = []));
       const bits = Math.min(tf, TF_MAX) << shift;
       if (list.length > 0 && list[list.length - 2] === internalId) list[list.length - 1]! |= bits;
-      else list.push(internalId, bits);
+      else {
+        list.push(internalId, bits);
+        store.deltaEntries += 2;
+      }
     }
-    store.lengths[prop][internalId] = length;
+    const lengths = (store.lengths[prop] = grow(store.lengths[prop], internalId));
+    lengths[internalId] = length;
     store.totals[prop] += length;
     if (prop === FIELDS[0]) store.docs++;
   },
 
-  remove(_impl: unknown, store: PostingsStore, prop: string, _id: string, internalId: number, value: unknown, _type: SearchableType, _lang: string | undefined, tokenizer: Tokenizer) {
-    if (!isField(prop) || typeof value !== "string") return true;
-    for (const term of countTerms(tokenizer, value, prop).keys()) store.dirty.add(term);
-    store.removed.add(internalId);
-    store.totals[prop] -= store.lengths[prop][internalId] ?? 0;
-    store.lengths[prop][internalId] = 0;
-    if (prop === FIELDS[0]) store.docs--;
+  remove(_impl: unknown, store: PostingsStore, prop: string, _id: string, internalId: number, _value: unknown, _type: SearchableType) {
+    if (!isField(prop)) return true;
+    store.dead = grow(store.dead, internalId);
+    if (store.dead[internalId] === 0) {
+      store.dead[internalId] = 1;
+      store.deadCount++;
+      store.docs--;
+    }
+    const lengths = store.lengths[prop];
+    store.totals[prop] -= lengths[internalId] ?? 0;
+    if (internalId < lengths.length) lengths[internalId] = 0;
     return true;
   },
 
@@ -116,7 +227,7 @@ export const postingsIndex = {
   getSearchablePropertiesWithTypes: () => Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<string, SearchableType>,
 
   save(store: PostingsStore): PostingsStore {
-    compact(store);
+    freeze(store);
     return store;
   },
   load(_ids: unknown, raw: PostingsStore): PostingsStore {

@@ -6,9 +6,10 @@
  * bench) and the tests all run exactly this code.
  */
 import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
-import { FIELDS, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "./document.ts";
-import { nameKeys, queryKey } from "./names.ts";
-import { postingsIndex, type PostingsStore } from "./postings.ts";
+import { FIELDS, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
+import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
+import { queryKey } from "./names.ts";
+import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
 import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
 import { analyze } from "./tokenizer.ts";
@@ -17,7 +18,7 @@ import { analyze } from "./tokenizer.ts";
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 export interface SearchOptions {
   limit: number;
@@ -51,18 +52,14 @@ const tokenizer: Tokenizer = {
 const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
 
 function createDb(): AnyOrama {
-  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex } }) as AnyOrama;
+  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex, documentsStore: nameStore } }) as AnyOrama;
 }
 
 export class ToolIndex {
   private readonly db: AnyOrama;
-  /** Exact-name keys (see names.ts) -> tool ids, and name tails -> tool ids. */
-  private readonly exact = new Map<string, Set<string>>();
-  private readonly tails = new Map<string, Set<string>>();
 
   private constructor(db: AnyOrama) {
     this.db = db;
-    for (const doc of Object.values(this.docs())) this.addNames(doc);
   }
 
   static empty(): ToolIndex {
@@ -75,7 +72,10 @@ export class ToolIndex {
     return index;
   }
 
-  /** Restores a snapshot; throws SnapshotError when it is unreadable or from another index version. */
+  /**
+   * Restores a snapshot; throws SnapshotError when it is unreadable or from another index version.
+   * The postings and name tables become views over `bytes`, which the index then owns.
+   */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
     load(db, decodeSnapshot(bytes, INDEX_VERSION));
@@ -91,13 +91,8 @@ export class ToolIndex {
   }
 
   has(id: string): boolean {
-    return this.document(id) !== undefined;
-  }
-
-  /** The indexed text of a tool (name, server, description...), or undefined. */
-  document(id: string): SearchDocument | undefined {
     const internalId = this.db.internalDocumentIDStore.idToInternalId.get(id);
-    return internalId === undefined ? undefined : this.docs()[internalId];
+    return internalId !== undefined && this.names().records[internalId] !== undefined;
   }
 
   /** Adds or replaces tools by id. */
@@ -105,16 +100,20 @@ export class ToolIndex {
     const docs = [...tools].map(toSearchDocument);
     this.remove(docs.map((d) => d.id));
     insertMultiple(this.db, docs);
-    for (const doc of docs) this.addNames(doc);
+    settle(this.postings());
+    freezeNames(this.names(), false);
   }
 
   remove(ids: Iterable<string>): void {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length === 0) return;
-    for (const id of present) {
-      for (const [map, keys] of this.keysOf(this.document(id)!)) for (const key of keys) deleteFrom(map, key, id);
-    }
     removeMultiple(this.db, present);
+  }
+
+  /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
+  compact(): void {
+    freeze(this.postings());
+    freezeNames(this.names(), true);
   }
 
   /** Tools whose exact name (or namespaced tail) is the query, then BM25F-ranked tools above the threshold. */
@@ -123,8 +122,8 @@ export class ToolIndex {
     const terms = [...new Set(analyze(query))];
     const key = queryKey(query);
     const named = new Map<string, Hit["match"]>();
-    for (const id of sorted(this.exact.get(key))) named.set(id, "exact-name");
-    for (const id of sorted(this.tails.get(key))) if (!named.has(id)) named.set(id, "name-tail");
+    for (const id of this.named("exact", key)) named.set(id, "exact-name");
+    for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
     const ids = this.db.internalDocumentIDStore.internalIdToId;
     const internal = this.db.internalDocumentIDStore.idToInternalId;
@@ -154,42 +153,21 @@ export class ToolIndex {
     return { match: hit.match, fields, terms: parts };
   }
 
+  /** Tool ids whose `kind` name keys include `key`, sorted. */
+  private named(kind: NameKind, key: string): string[] {
+    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    return lookup(this.names(), kind, key)
+      .map((i) => ids[i - 1]!)
+      .sort();
+  }
+
   private postings(): PostingsStore {
     return this.db.data.index as unknown as PostingsStore;
   }
 
-  private docs(): Record<number, SearchDocument> {
-    return (this.db.data.docs as unknown as { docs: Record<number, SearchDocument> }).docs;
+  private names(): NameStore {
+    return this.db.data.docs as unknown as NameStore;
   }
-
-  private keysOf(doc: SearchDocument): [Map<string, Set<string>>, string[]][] {
-    const keys = nameKeys(doc.server, doc.toolName, doc.aliases);
-    return [
-      [this.exact, keys.exact],
-      [this.tails, keys.tails],
-    ];
-  }
-
-  private addNames(doc: SearchDocument): void {
-    for (const [map, keys] of this.keysOf(doc)) {
-      for (const key of keys) {
-        let set = map.get(key);
-        if (!set) map.set(key, (set = new Set()));
-        set.add(doc.id);
-      }
-    }
-  }
-}
-
-function deleteFrom(map: Map<string, Set<string>>, key: string, id: string): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(id);
-  if (set.size === 0) map.delete(key);
-}
-
-function sorted(ids: Set<string> | undefined): string[] {
-  return ids ? [...ids].sort() : [];
 }
 
 function sum(parts: TermExplanation[]): number {
