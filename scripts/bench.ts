@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --json] [-- --http] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * `npm run bench [-- --json] [-- --http [--port=8787]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * (`--catalogs=` with no names runs the HTTP part alone.)
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same
  * documents and queries, in the same run (so machine load weighs on every side alike), and with
@@ -130,7 +131,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const catalogs: Record<string, CatalogResult> = {};
   for (const name of names) catalogs[name] = await benchCatalog(name, queryCount);
-  const http = option("http") !== undefined ? await runHttpBench() : null;
+  const port = option("port");
+  const http = option("http") !== undefined ? await runHttpBench(port ? { port: Number(port) } : {}) : null;
 
   console.log("");
   for (const [name, r] of Object.entries(catalogs)) console.log(`${table(name, r)}\n`);

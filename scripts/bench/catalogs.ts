@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { modelName } from "../../src/catalog/render.ts";
 import { seeded, zipf } from "./random.ts";
 import { syntheticCatalog, vocabularyByFrequency, type BenchTool } from "./synthetic.ts";
 
@@ -30,7 +31,11 @@ function mcpSafe(text: string, max: number): string {
   return text.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, max) || "_";
 }
 
-/** bfcl (server "bfcl") and toolbench (server = the RapidAPI tool): ~5,200 valid MCP tools. */
+/**
+ * bfcl (server "bfcl") and toolbench (server = the RapidAPI tool): ~5,200 valid MCP tools. A name
+ * that collides with an earlier one, as written or as the model-facing name the API derives
+ * (`car.rental` and `car_rental`), gets a numeric suffix, as the API requires.
+ */
 export function realCatalog(): BenchTool[] {
   const out: BenchTool[] = [];
   const seen = new Set<string>();
@@ -39,8 +44,8 @@ export function realCatalog(): BenchTool[] {
       const server = mcpSafe(t.server ?? set, 64).replace(/\./g, "_");
       const base = mcpSafe(t.name, 120);
       let name = base;
-      for (let n = 2; seen.has(`${server}::${name}`); n++) name = `${base}_${n}`;
-      seen.add(`${server}::${name}`);
+      for (let n = 2; seen.has(modelName({ server, name })); n++) name = `${base}_${n}`;
+      seen.add(modelName({ server, name }));
       out.push({ server, name, description: t.description, inputSchema: t.inputSchema ?? { type: "object", properties: {} } });
     }
   }

@@ -1,3 +1,24 @@
+/**
+ * The bench through the platform: starts the worker with `wrangler dev` (local workerd, storage
+ * persisted to a temporary directory), loads the real catalog through the HTTP API, then measures
+ * search and `/healthz` latency on the same server, alternating request by request, and the first
+ * search after the tenant's Durable Object is evicted.
+ *
+ * Eviction: `wrangler dev` is stopped and started again on the same `--persist-to` directory. The
+ * new process has no object in memory, only its SQLite storage (rows and index snapshot), which is
+ * what a Durable Object finds after hibernating. `/healthz` is called first after the restart, so
+ * the worker isolate is up and the first search pays for the object's start and index restore only.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { splitWords } from "../../src/search/tokenizer.ts";
+import { queryMix, realCatalog } from "./catalogs.ts";
+import { log, percentile, Progress } from "./measure.ts";
+
 export interface HttpFigures {
   search_p50_ms: number;
   search_p99_ms: number;
@@ -6,6 +27,184 @@ export interface HttpFigures {
   cold_first_search_ms: number;
   [extra: string]: number | string;
 }
-export async function runHttpBench(): Promise<HttpFigures> {
-  throw new Error("todo");
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BATCH = 500;
+const REQUESTS = 1_000;
+const WARMUP = 100;
+const COLD_ROUNDS = 3;
+/** The tenant object writes its index snapshot this long after the last write (2 s) plus slack. */
+const SNAPSHOT_SETTLE_MS = 4_000;
+
+interface Options {
+  port?: number;
+}
+
+export async function runHttpBench(options: Options = {}): Promise<HttpFigures> {
+  const port = options.port ?? (await freePort());
+  const persist = mkdtempSync(join(tmpdir(), "tool-search-http-"));
+  const adminToken = randomBytes(24).toString("hex");
+  const base = `http://127.0.0.1:${port}`;
+  let worker: Worker | null = null;
+  try {
+    log(`\n[http] starting wrangler dev on port ${port} (state in ${persist})`);
+    worker = await Worker.start(port, persist, adminToken);
+    const tenant = `bench-${Date.now().toString(36)}`;
+    await expectStatus(post(base, "/v1/tenants", adminToken, { id: tenant }), 201);
+    const created = (await (await expectStatus(post(base, `/v1/tenants/${tenant}/keys`, adminToken, { scopes: ["search", "write"] }), 201)).json()) as { key: string };
+    const key = created.key;
+
+    const tools = realCatalog();
+    const upload = new Progress("[http] uploading tools", tools.length);
+    const uploadStarted = performance.now();
+    for (let i = 0; i < tools.length; i += BATCH) {
+      await expectStatus(post(base, `/v1/tenants/${tenant}/tools`, key, { tools: tools.slice(i, i + BATCH) }), 200);
+      upload.tick(Math.min(i + BATCH, tools.length));
+    }
+    const uploadMs = performance.now() - uploadStarted;
+    log(`[http] waiting ${SNAPSHOT_SETTLE_MS / 1000} s for the index snapshot to be written`);
+    await sleep(SNAPSHOT_SETTLE_MS);
+
+    const queries = queryMix(tools, REQUESTS, splitWords, 11);
+    const search = (q: string) => post(base, `/v1/tenants/${tenant}/search`, key, { query: q });
+    const healthz = () => fetch(`${base}/healthz`);
+    for (let i = 0; i < WARMUP; i++) {
+      await drain(search(queries[i]!));
+      await drain(healthz());
+    }
+    const searchMs = new Float64Array(REQUESTS);
+    const healthMs = new Float64Array(REQUESTS);
+    const progress = new Progress("[http] search and /healthz, alternating", REQUESTS);
+    for (let i = 0; i < REQUESTS; i++) {
+      // Alternate which goes first, so neither always follows the other.
+      if (i % 2 === 0) {
+        searchMs[i] = await timed(() => search(queries[i]!));
+        healthMs[i] = await timed(healthz);
+      } else {
+        healthMs[i] = await timed(healthz);
+        searchMs[i] = await timed(() => search(queries[i]!));
+      }
+      progress.tick(i + 1);
+    }
+
+    const cold: number[] = [];
+    const warmAfterCold: number[] = [];
+    for (let round = 1; round <= COLD_ROUNDS; round++) {
+      log(`[http] eviction ${round}/${COLD_ROUNDS}: restarting wrangler dev on the same storage`);
+      await worker.stop();
+      worker = await Worker.start(port, persist, adminToken);
+      await drain(healthz());
+      cold.push(await timed(() => search("list open issues")));
+      warmAfterCold.push(await timed(() => search("list open issues")));
+    }
+    const catalog = (await (await fetch(`${base}/v1/tenants/${tenant}/catalog`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      index?: { source?: string; ms?: number };
+    };
+
+    return {
+      search_p50_ms: percentile(searchMs, 50),
+      search_p99_ms: percentile(searchMs, 99),
+      healthz_p50_ms: percentile(healthMs, 50),
+      healthz_p99_ms: percentile(healthMs, 99),
+      cold_first_search_ms: percentile(cold, 50),
+      cold_first_search_all_ms: cold.map((ms) => ms.toFixed(1)).join(" "),
+      second_search_after_cold_ms: percentile(warmAfterCold, 50),
+      cold_index_source: String(catalog.index?.source ?? "unknown"),
+      cold_index_load_ms: Number(catalog.index?.ms ?? NaN),
+      tools: tools.length,
+      requests: REQUESTS,
+      upload_ms: uploadMs,
+    };
+  } finally {
+    await worker?.stop();
+    rmSync(persist, { recursive: true, force: true });
+    log("[http] wrangler dev stopped");
+  }
+}
+
+class Worker {
+  private readonly child: ChildProcess;
+  private output = "";
+
+  private constructor(child: ChildProcess) {
+    this.child = child;
+    child.stdout?.on("data", (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (this.output += d.toString()));
+  }
+
+  static async start(port: number, persist: string, adminToken: string): Promise<Worker> {
+    // wrangler needs Node 22: run it on the Node running this bench.
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`, "--show-interactive-dev-session=false"],
+      { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+    );
+    const worker = new Worker(child);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${worker.output}`);
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return worker;
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+    await worker.stop();
+    throw new Error(`wrangler dev did not answer /healthz within 60 s:\n${worker.output}`);
+  }
+
+  /** Stops wrangler and its workerd child (its own process group), and waits until it is gone. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.pid === undefined) return;
+    const exited = new Promise<void>((done) => this.child.once("exit", () => done()));
+    process.kill(-this.child.pid, "SIGTERM");
+    const timeout = sleep(10_000).then(() => {
+      if (this.child.exitCode === null) process.kill(-this.child.pid!, "SIGKILL");
+    });
+    await Promise.race([exited, timeout]);
+    await exited;
+  }
+}
+
+function post(base: string, path: string, token: string, body: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function expectStatus(pending: Promise<Response>, status: number): Promise<Response> {
+  const res = await pending;
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${await res.text()}`);
+  return res;
+}
+
+async function drain(pending: Promise<Response>): Promise<void> {
+  const res = await pending;
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+}
+
+/** Wall time of one request, body read included. */
+async function timed(request: () => Promise<Response>): Promise<number> {
+  const started = performance.now();
+  await drain(request());
+  return performance.now() - started;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
 }
