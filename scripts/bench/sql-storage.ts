@@ -31,7 +31,9 @@ function toSql(value: unknown): SQLInputValue {
 /** BLOBs come back as ArrayBuffer, as in a Durable Object. */
 function fromSql(row: Record<string, unknown>): Record<string, unknown> {
   for (const [key, value] of Object.entries(row)) {
-    if (value instanceof Uint8Array) row[key] = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
+    if (!(value instanceof Uint8Array)) continue;
+    const whole = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
+    row[key] = whole ? value.buffer : value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
   }
   return row;
 }

@@ -8,7 +8,7 @@ import type { ToolRow } from "../catalog/tool.ts";
 import type { SearchableTool } from "../search/document.ts";
 import { INDEX_VERSION, ToolIndex } from "../search/tool-index.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
-import { crc32, join, split } from "./chunks.ts";
+import { crc32, split } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
 
 export function searchable(row: ToolRow): SearchableTool {
@@ -26,15 +26,20 @@ export interface LoadReport {
 export class IndexCache {
   private index: ToolIndex | null = null;
   lastLoad: LoadReport | null = null;
+  /** Set when a snapshot tagged current could not be used (damaged): it must be rewritten. */
+  private snapshotBroken = false;
 
   private readonly sql: SqlStorage;
   private readonly repo: CatalogRepo;
   private readonly meta: Meta;
+  private readonly onRebuilt: () => void;
 
-  constructor(sql: SqlStorage, repo: CatalogRepo, meta: Meta) {
+  /** `onRebuilt` runs after a rebuild from rows of a non-empty catalog: time to write a snapshot. */
+  constructor(sql: SqlStorage, repo: CatalogRepo, meta: Meta, onRebuilt: () => void = () => {}) {
     this.sql = sql;
     this.repo = repo;
     this.meta = meta;
+    this.onRebuilt = onRebuilt;
   }
 
   get(): ToolIndex {
@@ -48,6 +53,7 @@ export class IndexCache {
       tools: this.index.size,
       ms: Date.now() - started,
     };
+    if (!restored.index && this.index.size > 0) this.onRebuilt();
     return this.index;
   }
 
@@ -68,6 +74,11 @@ export class IndexCache {
     return this.meta.number("snapshot_revision") === this.meta.number("revision") && this.meta.number("snapshot_index_version") === INDEX_VERSION;
   }
 
+  /** Whether a cold start would rebuild instead of restoring: the snapshot is stale, missing or damaged. */
+  needsSnapshot(): boolean {
+    return this.snapshotBroken || !this.snapshotIsCurrent();
+  }
+
   /** Persists the index (loading it first if needed) as checksummed chunks, tagged with the revision it reflects. */
   writeSnapshot(): { bytes: number; chunks: number } {
     const bytes = this.get().snapshot();
@@ -77,23 +88,51 @@ export class IndexCache {
     this.meta.set("snapshot_revision", this.meta.number("revision"));
     this.meta.set("snapshot_index_version", INDEX_VERSION);
     this.meta.set("snapshot_chunks", parts.length);
+    this.meta.set("snapshot_bytes", bytes.length);
+    this.snapshotBroken = false;
     return { bytes: bytes.length, chunks: parts.length };
   }
 
   private restore(): { index: ToolIndex | null; reason?: string } {
     if (this.meta.get("snapshot_revision") === null) return { index: null, reason: "no snapshot" };
     if (!this.snapshotIsCurrent()) return { index: null, reason: "snapshot is older than the catalog or index version" };
-    const expected = this.meta.number("snapshot_chunks");
-    const rows = this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(`SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`).toArray();
-    if (rows.length !== expected || rows.some((r, i) => r.seq !== i)) return { index: null, reason: "snapshot chunk missing" };
-    const parts = rows.map((r) => new Uint8Array(r.data));
-    if (parts.some((p, i) => crc32(p) !== rows[i]!.crc)) return { index: null, reason: "snapshot chunk checksum mismatch" };
+    const read = this.readChunks();
+    if (typeof read === "string") return this.broken(read);
     try {
-      const index = ToolIndex.restore(join(parts));
-      if (index.size !== this.repo.countTools()) return { index: null, reason: "snapshot does not match the rows" };
+      const index = ToolIndex.restore(read);
+      if (index.size !== this.repo.countTools()) return this.broken("snapshot does not match the rows");
       return { index };
     } catch (e) {
-      return { index: null, reason: `snapshot unreadable: ${e instanceof Error ? e.message : e}` };
+      return this.broken(`snapshot unreadable: ${e instanceof Error ? e.message : e}`);
     }
+  }
+
+  private broken(reason: string): { index: null; reason: string } {
+    this.snapshotBroken = true;
+    return { index: null, reason };
+  }
+
+  /**
+   * The snapshot's bytes, checked chunk by chunk against their CRCs, or why they cannot be used.
+   * Chunks are copied one at a time into one buffer of the recorded size, so a cold start holds
+   * the snapshot once (plus one chunk), not the chunks and their concatenation side by side.
+   */
+  private readChunks(): Uint8Array | string {
+    const expected = this.meta.number("snapshot_chunks");
+    const size = this.meta.number("snapshot_bytes");
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    let seq = 0;
+    for (const row of this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(`SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`)) {
+      if (row.seq !== seq) return "snapshot chunk missing";
+      const part = new Uint8Array(row.data);
+      if (at + part.length > size) return "snapshot chunks larger than recorded";
+      if (crc32(part) !== row.crc) return "snapshot chunk checksum mismatch";
+      bytes.set(part, at);
+      at += part.length;
+      seq++;
+    }
+    if (seq !== expected || at !== size) return "snapshot chunk missing";
+    return bytes;
   }
 }

@@ -98,7 +98,8 @@ export class TenantObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.meta = new Meta(this.sql);
     this.repo = new CatalogRepo(this.sql);
-    this.index = new IndexCache(this.sql, this.repo, this.meta);
+    // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
+    this.index = new IndexCache(this.sql, this.repo, this.meta, () => void this.scheduleAlarm(Date.now() + SNAPSHOT_DELAY_MS));
     void ctx.blockConcurrencyWhile(async () => migrate(this.sql));
   }
 
@@ -337,7 +338,7 @@ export class TenantObject extends DurableObject<Env> {
 
   /** Writes the index snapshot once writes have settled, so a cold start restores instead of rebuilding. */
   override async alarm(): Promise<void> {
-    if (this.tenantId() && !this.index.snapshotIsCurrent()) this.index.writeSnapshot();
+    if (this.tenantId() && this.index.needsSnapshot()) this.index.writeSnapshot();
   }
 
   // ---- catalog reads ------------------------------------------------------------------------------

@@ -21,11 +21,14 @@ const DELTA_MIN_ENTRIES = 1_024;
 export type NameKind = keyof NameKeys;
 export const NAME_KINDS: readonly NameKind[] = ["exact", "tails"];
 
-/** Hashed keys -> internal ids: a frozen part sorted by hash, and a delta of recent additions. */
+/**
+ * Hashed keys -> internal ids: a frozen part sorted by hash, and a delta of recent additions (one
+ * id, or several for a shared hash: most keys belong to one tool, so most entries allocate nothing).
+ */
 export interface HashTable {
   hashes: Uint32Array;
   ids: Int32Array;
-  delta: Map<number, number[]>;
+  delta: Map<number, number | number[]>;
   deltaEntries: number;
 }
 
@@ -61,17 +64,22 @@ export function keysOfRecord(record: string): NameKeys {
 
 function add(table: HashTable, key: string, id: number): void {
   const h = hashKey(key);
-  const list = table.delta.get(h);
-  if (list) list.push(id);
-  else table.delta.set(h, [id]);
+  const entry = table.delta.get(h);
+  if (entry === undefined) table.delta.set(h, id);
+  else if (typeof entry === "number") table.delta.set(h, [entry, id]);
+  else entry.push(id);
   table.deltaEntries++;
+}
+
+function deltaIds(entry: number | number[] | undefined): number[] {
+  return entry === undefined ? [] : typeof entry === "number" ? [entry] : entry;
 }
 
 /** Internal ids of live documents whose `kind` keys include `key` (unsorted, unique). */
 export function lookup(store: NameStore, kind: NameKind, key: string): number[] {
   const table = store[kind];
   const h = hashKey(key);
-  const candidates = new Set<number>(table.delta.get(h) ?? []);
+  const candidates = new Set<number>(deltaIds(table.delta.get(h)));
   let lo = 0;
   let hi = table.hashes.length;
   while (lo < hi) {
@@ -94,7 +102,7 @@ export function freezeTable(table: HashTable, live: (id: number) => boolean): vo
   const hashes: number[] = [];
   const ids: number[] = [];
   for (let i = 0; i < table.hashes.length; i++) if (live(table.ids[i]!)) (hashes.push(table.hashes[i]!), ids.push(table.ids[i]!));
-  for (const [h, list] of table.delta) for (const id of list) if (live(id)) (hashes.push(h), ids.push(id));
+  for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) (hashes.push(h), ids.push(id));
   const [sortedHashes, sortedIds] = sortPairs(hashes, ids);
   table.hashes = sortedHashes;
   table.ids = sortedIds;

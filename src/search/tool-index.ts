@@ -57,6 +57,12 @@ function createDb(): AnyOrama {
 
 export class ToolIndex {
   private readonly db: AnyOrama;
+  /**
+   * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
+   * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
+   * 100,000 tools building the map is a fifth of the restore.
+   */
+  private idsPending = false;
 
   private constructor(db: AnyOrama) {
     this.db = db;
@@ -78,8 +84,13 @@ export class ToolIndex {
    */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
-    load(db, decodeSnapshot(bytes, INDEX_VERSION));
-    return new ToolIndex(db);
+    const raw = decodeSnapshot(bytes, INDEX_VERSION);
+    const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
+    load(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] } } as typeof raw);
+    db.internalDocumentIDStore.internalIdToId = ids;
+    const index = new ToolIndex(db);
+    index.idsPending = ids.length > 0;
+    return index;
   }
 
   snapshot(): Uint8Array {
@@ -91,7 +102,7 @@ export class ToolIndex {
   }
 
   has(id: string): boolean {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(id);
+    const internalId = this.idMap().get(id);
     return internalId !== undefined && this.names().records[internalId] !== undefined;
   }
 
@@ -126,7 +137,7 @@ export class ToolIndex {
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const internal = this.db.internalDocumentIDStore.idToInternalId;
+    const internal = this.idMap();
     const ranked = scoreTerms(this.postings(), terms, params, options.limit + named.size, (i) => ids[i - 1]!);
     const scoreOf = new Map(ranked.map((r) => [ids[r.internalId - 1]!, r.score]));
 
@@ -146,7 +157,7 @@ export class ToolIndex {
   }
 
   private explain(hit: Hit, terms: string[], params: Bm25fParams): Explanation {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(hit.id)!;
+    const internalId = this.idMap().get(hit.id)!;
     const parts = explainTerms(this.postings(), terms, params, internalId);
     const fields: Explanation["fields"] = {};
     for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
@@ -159,6 +170,16 @@ export class ToolIndex {
     return lookup(this.names(), kind, key)
       .map((i) => ids[i - 1]!)
       .sort();
+  }
+
+  /** Orama's id -> internal id map, filled in place (the name store shares it) if still pending. */
+  private idMap(): Map<string, number> {
+    const store = this.db.internalDocumentIDStore;
+    if (this.idsPending) {
+      store.internalIdToId.forEach((id, i) => store.idToInternalId.set(id, i + 1));
+      this.idsPending = false;
+    }
+    return store.idToInternalId;
   }
 
   private postings(): PostingsStore {
