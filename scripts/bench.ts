@@ -37,11 +37,15 @@ function option(name: string): string | undefined {
   return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "";
 }
 
+/** Rows in SQLite and the query mix; the generated tool objects are garbage once this returns. */
+async function setUp(name: string, queryCount: number): Promise<{ tools: number; rows: TenantRows; queries: string[] }> {
+  const tools = CATALOGS[name]!();
+  return { tools: tools.length, rows: await TenantRows.of(tools), queries: queryMix(tools, queryCount, splitWords) };
+}
+
 async function benchCatalog(name: string, queryCount: number): Promise<CatalogResult> {
   log(`\n[${name}] generating catalog and tool rows`);
-  const tools = CATALOGS[name]!();
-  const rows = await TenantRows.of(tools);
-  const queries = queryMix(tools, queryCount, splitWords);
+  const { tools, rows, queries } = await setUp(name, queryCount);
   const engines: Engine[] = [new Ours(rows), new MiniSearchEngine(rows), new Fts5Engine(rows)];
   const figures: Record<string, Figures> = {};
   for (const engine of engines) {
@@ -79,7 +83,7 @@ async function benchCatalog(name: string, queryCount: number): Promise<CatalogRe
       Object.fromEntries(FIGURES.map((f) => [f, ratio(figures.ours![f], figures[peer]![f])])),
     ]),
   ) as CatalogResult["ratios"];
-  return { tools: tools.length, queries: queries.length, ours: rounded.ours!, minisearch: rounded.minisearch!, fts5: rounded.fts5!, ratios };
+  return { tools, queries: queries.length, ours: rounded.ours!, minisearch: rounded.minisearch!, fts5: rounded.fts5!, ratios };
 }
 
 function ratio(a: number | string | null | undefined, b: number | string | null | undefined): number | null {

@@ -124,7 +124,7 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
   store.dead = new Uint8Array(meta.slots + 1);
 
   const names: Omit<NameStore, "idStore"> = {
-    records: [undefined, ...records.map((r) => (r === "" ? undefined : r))],
+    records: recordsById(records),
     count: meta.count,
     exact: table(sections, "exact"),
     tails: table(sections, "tails"),
@@ -137,6 +137,13 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
     pinning: { rules: [] },
     language: "english",
   } as unknown as RawData;
+}
+
+/** Records indexed by internal id (from 1); removed documents' empty records become holes. */
+function recordsById(records: string[]): (string | undefined)[] {
+  const out = new Array<string | undefined>(records.length + 1);
+  for (let i = 0; i < records.length; i++) if (records[i] !== "") out[i + 1] = records[i];
+  return out;
 }
 
 function parseMeta(bytes: Uint8Array): Meta {

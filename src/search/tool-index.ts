@@ -137,13 +137,12 @@ export class ToolIndex {
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const internal = this.idMap();
     const ranked = scoreTerms(this.postings(), terms, params, options.limit + named.size, (i) => ids[i - 1]!);
     const scoreOf = new Map(ranked.map((r) => [ids[r.internalId - 1]!, r.score]));
 
     const hits: Hit[] = [];
     for (const [id, match] of named) {
-      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, internal.get(id)!));
+      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, this.idMap().get(id)!));
       hits.push({ id, score, match });
     }
     for (const r of ranked) {
