@@ -40,15 +40,23 @@ export function crc32(bytes: Uint8Array): number {
   return (crc ^ -1) >>> 0;
 }
 
-export function split(bytes: Uint8Array, size = CHUNK_BYTES): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, Math.min(at + size, bytes.length)));
-  return out;
-}
-
-export function join(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
-  return out;
+/** Cuts a sequence of parts into chunks of `size` bytes (the last may be shorter), one at a time. */
+export function* chunked(parts: readonly Uint8Array[], size = CHUNK_BYTES): Generator<Uint8Array> {
+  let chunk = new Uint8Array(size);
+  let filled = 0;
+  for (const part of parts) {
+    let at = 0;
+    while (at < part.byteLength) {
+      const n = Math.min(size - filled, part.byteLength - at);
+      chunk.set(part.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === size) {
+        yield chunk;
+        chunk = new Uint8Array(size);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield chunk.subarray(0, filled);
 }

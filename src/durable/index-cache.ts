@@ -8,7 +8,7 @@ import type { ToolRow } from "../catalog/tool.ts";
 import type { SearchableTool } from "../search/document.ts";
 import { INDEX_VERSION, ToolIndex } from "../search/tool-index.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
-import { crc32, split } from "./chunks.ts";
+import { chunked, crc32 } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
 
 export function searchable(row: ToolRow): SearchableTool {
@@ -79,18 +79,26 @@ export class IndexCache {
     return this.snapshotBroken || !this.snapshotIsCurrent();
   }
 
-  /** Persists the index (loading it first if needed) as checksummed chunks, tagged with the revision it reflects. */
+  /**
+   * Persists the index (loading it first if needed) as checksummed chunks, tagged with the revision
+   * it reflects. Chunks are cut from the index's own arrays one at a time, so writing a snapshot of
+   * a large catalog holds the index plus one chunk, not the index plus a copy of it.
+   */
   writeSnapshot(): { bytes: number; chunks: number } {
-    const bytes = this.get().snapshot();
-    const parts = split(bytes);
+    const parts = this.get().snapshotParts();
     this.sql.exec(`DELETE FROM snapshot_chunks`);
-    parts.forEach((part, seq) => this.sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part)));
+    let chunks = 0;
+    let bytes = 0;
+    for (const chunk of chunked(parts)) {
+      this.sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, chunks++, chunk, crc32(chunk));
+      bytes += chunk.byteLength;
+    }
     this.meta.set("snapshot_revision", this.meta.number("revision"));
     this.meta.set("snapshot_index_version", INDEX_VERSION);
-    this.meta.set("snapshot_chunks", parts.length);
-    this.meta.set("snapshot_bytes", bytes.length);
+    this.meta.set("snapshot_chunks", chunks);
+    this.meta.set("snapshot_bytes", bytes);
     this.snapshotBroken = false;
-    return { bytes: bytes.length, chunks: parts.length };
+    return { bytes, chunks };
   }
 
   private restore(): { index: ToolIndex | null; reason?: string } {

@@ -8,6 +8,10 @@
  * Strings (ids, name records, terms) are NUL-joined UTF-8, one decode and one split each; numbers
  * are the typed arrays of the index as they lie in memory. Restoring the postings arena, its
  * offsets and the name tables is taking views over these bytes: nothing to parse, nothing to insert.
+ * Those sections come first and contiguous, so that one copy keeps them and lets the rest go.
+ *
+ * Encoding yields parts (the header, then each section with its padding) that mostly are views
+ * of the index's own arrays: writing a snapshot does not hold a second copy of the postings.
  */
 import type { RawData } from "@orama/orama";
 import { FIELDS, type Field } from "./document.ts";
@@ -19,19 +23,23 @@ const MAGIC = 0x58495354; // "TSIX" read as a little-endian u32
 export const SNAPSHOT_FORMAT = 2;
 
 const SECTIONS = [
-  "meta",
-  "ids",
-  "records",
-  "terms",
+  // Kept as views after a restore (see RETAINED):
   "offsets",
   "postings",
-  ...FIELDS.map((f) => `length:${f}` as const),
   "exact:hashes",
   "exact:ids",
   "tails:hashes",
   "tails:ids",
+  // Read into other structures:
+  ...FIELDS.map((f) => `length:${f}` as const),
+  "meta",
+  "ids",
+  "records",
+  "terms",
 ] as const;
 type Section = (typeof SECTIONS)[number];
+/** The leading sections that the restored index keeps as views. */
+const RETAINED = 6;
 
 const FIXED_HEADER = 16;
 const NUL = "\u0000";
@@ -53,41 +61,52 @@ interface SavedNames {
   tails: HashTable;
 }
 
-export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
+/** The snapshot as parts to be written in order; most are views of the index's arrays. */
+export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Array[] {
   const store = raw.index as unknown as PostingsStore;
   const names = raw.docs as unknown as SavedNames;
   const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
   const slots = ids.length;
   const meta: Meta = { slots, docs: store.docs, count: names.count, totals: store.totals };
   const records = Array.from({ length: slots }, (_, i) => names.records[i + 1] ?? "");
-  const parts: Record<Section, Uint8Array> = {
-    meta: utf8(JSON.stringify(meta)),
-    ids: utf8(joined(ids)),
-    records: utf8(joined(records)),
-    terms: utf8(joined(store.terms)),
+  const sections: Record<Section, Uint8Array> = {
     offsets: bytesOf(store.offsets),
     postings: bytesOf(store.postings),
-    ...(Object.fromEntries(FIELDS.map((f) => [`length:${f}`, bytesOf(sized(store.lengths[f], slots + 1))])) as Record<`length:${Field}`, Uint8Array>),
     "exact:hashes": bytesOf(names.exact.hashes),
     "exact:ids": bytesOf(names.exact.ids),
     "tails:hashes": bytesOf(names.tails.hashes),
     "tails:ids": bytesOf(names.tails.ids),
+    ...(Object.fromEntries(FIELDS.map((f) => [`length:${f}`, bytesOf(sized(store.lengths[f], slots + 1))])) as Record<`length:${Field}`, Uint8Array>),
+    meta: utf8(JSON.stringify(meta)),
+    ids: utf8(joined(ids)),
+    records: utf8(joined(records)),
+    terms: utf8(joined(store.terms)),
   };
-  const headerBytes = FIXED_HEADER + 4 * SECTIONS.length;
-  const total = SECTIONS.reduce((n, s) => n + align4(parts[s].byteLength), headerBytes);
-  const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
+  const header = new Uint8Array(FIXED_HEADER + 4 * SECTIONS.length);
+  const view = new DataView(header.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, SNAPSHOT_FORMAT, true);
   view.setUint32(8, indexVersion, true);
   view.setUint32(12, SECTIONS.length, true);
-  let at = headerBytes;
+  const parts: Uint8Array[] = [header];
   SECTIONS.forEach((s, i) => {
-    view.setUint32(FIXED_HEADER + 4 * i, parts[s].byteLength, true);
-    bytes.set(parts[s], at);
-    at += align4(parts[s].byteLength);
+    const bytes = sections[s];
+    view.setUint32(FIXED_HEADER + 4 * i, bytes.byteLength, true);
+    parts.push(bytes);
+    if (bytes.byteLength % 4 !== 0) parts.push(new Uint8Array(align4(bytes.byteLength) - bytes.byteLength));
   });
-  return bytes;
+  return parts;
+}
+
+export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
+  return concat(encodeSnapshotParts(raw, indexVersion));
+}
+
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.byteLength));
+  return out;
 }
 
 /** Reads a snapshot back into Orama's raw form. Throws SnapshotError on anything unexpected. */
@@ -109,6 +128,7 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
     at += align4(length);
   });
   if (at !== bytes.byteLength) throw new SnapshotError("snapshot has trailing bytes");
+  keepRetainedOnly(sections);
 
   const meta = parseMeta(sections.meta);
   const ids = strings(sections.ids, meta.slots, "ids");
@@ -144,6 +164,21 @@ function recordsById(records: string[]): (string | undefined)[] {
   const out = new Array<string | undefined>(records.length + 1);
   for (let i = 0; i < records.length; i++) if (records[i] !== "") out[i + 1] = records[i];
   return out;
+}
+
+/**
+ * Moves the retained sections (contiguous, at the front) into a buffer of their own when the rest
+ * is worth freeing: the strings and lengths are decoded into other structures, and views would
+ * otherwise keep their bytes alive for the life of the index.
+ */
+function keepRetainedOnly(sections: Record<Section, Uint8Array>): void {
+  const first = sections[SECTIONS[0]];
+  const last = sections[SECTIONS[RETAINED - 1]!];
+  const start = first.byteOffset;
+  const end = last.byteOffset + last.byteLength;
+  if (end - start >= 0.9 * first.buffer.byteLength) return;
+  const copy = new Uint8Array(first.buffer.slice(start, end));
+  for (const s of SECTIONS.slice(0, RETAINED)) sections[s] = copy.subarray(sections[s].byteOffset - start, sections[s].byteOffset - start + sections[s].byteLength);
 }
 
 function parseMeta(bytes: Uint8Array): Meta {

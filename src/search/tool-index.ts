@@ -11,7 +11,7 @@ import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from ".
 import { queryKey } from "./names.ts";
 import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
-import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { analyze } from "./tokenizer.ts";
 
 /**
@@ -80,7 +80,8 @@ export class ToolIndex {
 
   /**
    * Restores a snapshot; throws SnapshotError when it is unreadable or from another index version.
-   * The postings and name tables become views over `bytes`, which the index then owns.
+   * The postings and name tables become views over `bytes` (or over a copy of just those sections,
+   * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
    */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
@@ -95,6 +96,11 @@ export class ToolIndex {
 
   snapshot(): Uint8Array {
     return encodeSnapshot(save(this.db), INDEX_VERSION);
+  }
+
+  /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
+  snapshotParts(): Uint8Array[] {
+    return encodeSnapshotParts(save(this.db), INDEX_VERSION);
   }
 
   get size(): number {
