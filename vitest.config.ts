@@ -11,13 +11,24 @@ logger.warn = (msg, options) => {
 
 export default defineConfig({
   customLogger: logger,
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { ADMIN_TOKEN: "test-operator-token-0123456789" } },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      {
+        // Unit and integration tests inside the Workers runtime, against real Durable Objects.
+        extends: true,
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ADMIN_TOKEN: "test-operator-token-0123456789" } },
+          }),
+        ],
+        test: { name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**"] },
+      },
+      {
+        // End-to-end tests in Node against `wrangler dev`: restarts of the local runtime, real clients.
+        extends: true,
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 });

@@ -26,6 +26,7 @@ interface ToolSql {
 }
 
 const COLUMNS = "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, hash";
+const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
 
 function fromSql(r: ToolSql): ToolRow {
   return {
@@ -106,7 +107,9 @@ export class CatalogRepo {
   writeTools(rows: readonly ToolRow[], revision: number): void {
     for (const t of rows) {
       this.sql.exec(
-        `INSERT OR REPLACE INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        // Not INSERT OR REPLACE: that would silently delete another tool holding the same model_name.
+        `INSERT INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET ${UPDATE_ALL}`,
         t.id,
         t.server,
         t.name,

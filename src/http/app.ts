@@ -6,7 +6,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../durable/keys.ts";
-import { callerFor, isCaller } from "./auth.ts";
+import { callerFor, isCaller, requireOperator } from "./auth.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
@@ -35,6 +35,12 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       onError: (c) => sendError(c, errorBody("payload-too-large", `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches.`)),
     }),
   );
+  // Creating tenants is the operator's: checked before the body is even read.
+  app.use("/v1/tenants", async (c, next) => {
+    const denied = await requireOperator(c, config);
+    if (denied) throw new ApiFailure(denied);
+    await next();
+  });
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant)) refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");

@@ -1,0 +1,83 @@
+/**
+ * Starts the Worker under `wrangler dev` on a free loopback port, for scripts and end-to-end tests
+ * that need the real local runtime (not the test pool): restarts, load, MCP clients, the upload CLI.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+export interface LocalWorker {
+  url: string;
+  port: number;
+  adminToken: string;
+  /** Where Durable Object storage lives; start another worker on it to simulate a restart. */
+  persistTo: string;
+  stop(): Promise<void>;
+}
+
+export interface LocalWorkerOptions {
+  persistTo?: string;
+  adminToken?: string;
+  port?: number;
+  /** Extra `--var NAME:value` pairs. */
+  vars?: Record<string, string>;
+  /** Print wrangler's output (default: only on failure). */
+  verbose?: boolean;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startLocalWorker(options: LocalWorkerOptions = {}): Promise<LocalWorker> {
+  const port = options.port ?? (await freePort());
+  const persistTo = options.persistTo ?? mkdtempSync(join(tmpdir(), "tool-search-"));
+  const adminToken = options.adminToken ?? `op_${randomBytes(18).toString("base64url")}`;
+  const vars = Object.entries({ ADMIN_TOKEN: adminToken, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child: ChildProcess = spawn(
+    join(root, "node_modules", ".bin", "wrangler"),
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false", ...vars],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" }, detached: true },
+  );
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+    if (options.verbose) process.stderr.write(chunk);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid!, "SIGTERM"); // the whole group: wrangler and its workerd
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
+  };
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { url, port, adminToken, persistTo, stop };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not answer within 2 minutes:\n${output}`);
+}

@@ -1,0 +1,142 @@
+/**
+ * `npm start`: runs the Worker locally (wrangler dev, local Durable Object storage in .wrangler/state)
+ * and leaves a demo tenant ready: the demo catalog in demo/catalog uploaded, an API key, and a curl
+ * example to copy. Flags after `--` go to wrangler: `npm start -- --port 9000`.
+ *
+ * The operator token comes from ADMIN_TOKEN (environment), .dev.vars, or `--var ADMIN_TOKEN:...`;
+ * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const DEMO_TENANT = "demo";
+const DEMO_KEY_FILE = join(root, ".wrangler", "demo-key");
+const DEV_VARS = join(root, ".dev.vars");
+/** Servers whose tools are always loaded in the demo (deferTools: "never"). */
+const ALWAYS_LOADED_SERVERS = new Set(["filesystem"]);
+
+const args = process.argv.slice(2);
+
+function argValue(name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i >= 0) return args[i + 1];
+  return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+function devVarsToken(): string | undefined {
+  if (!existsSync(DEV_VARS)) return undefined;
+  const line = readFileSync(DEV_VARS, "utf8").split("\n").find((l) => /^\s*ADMIN_TOKEN\s*=/.test(l));
+  return line?.split("=").slice(1).join("=").trim().replace(/^["']|["']$/g, "");
+}
+
+/** The operator token and where it came from; a generated one is saved so restarts keep it. */
+function operatorToken(): { token: string; source: string; wranglerArgs: string[] } {
+  const fromVar = args.map((a, i) => (a === "--var" ? args[i + 1] : a.startsWith("--var=") ? a.slice(6) : undefined)).find((v) => v?.startsWith("ADMIN_TOKEN:"));
+  if (fromVar) return { token: fromVar.slice("ADMIN_TOKEN:".length), source: "--var", wranglerArgs: [] };
+  if (process.env.ADMIN_TOKEN) return { token: process.env.ADMIN_TOKEN, source: "ADMIN_TOKEN environment variable", wranglerArgs: ["--var", `ADMIN_TOKEN:${process.env.ADMIN_TOKEN}`] };
+  const saved = devVarsToken();
+  if (saved) return { token: saved, source: ".dev.vars", wranglerArgs: [] };
+  const token = `op_${randomBytes(24).toString("base64url")}`;
+  const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8").replace(/\n?$/, "\n") : "";
+  writeFileSync(DEV_VARS, `${previous}ADMIN_TOKEN=${token}\n`);
+  return { token, source: "generated now and saved to .dev.vars", wranglerArgs: [] };
+}
+
+async function waitUntilUp(base: string, child: ReturnType<typeof spawn>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the worker did not answer on ${base} within 2 minutes`);
+}
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** The demo key from a previous start if it still works, else a new one (keys are shown only once). */
+async function demoKey(base: string, operator: string): Promise<string> {
+  if (existsSync(DEMO_KEY_FILE)) {
+    const key = readFileSync(DEMO_KEY_FILE, "utf8").trim();
+    if ((await api(base, key, "GET", `/v1/tenants/${DEMO_TENANT}/catalog`)).status === 200) return key;
+  }
+  const created = await api(base, operator, "POST", `/v1/tenants/${DEMO_TENANT}/keys`, { scopes: ["search", "write", "admin"], label: "npm start demo key" });
+  if (created.status !== 201) throw new Error(`creating the demo key failed: ${created.status} ${JSON.stringify(created.json)}`);
+  mkdirSync(join(root, ".wrangler"), { recursive: true });
+  writeFileSync(DEMO_KEY_FILE, `${created.json.key}\n`);
+  return created.json.key;
+}
+
+async function seed(base: string, operator: string): Promise<{ key: string; tools: number; servers: number }> {
+  const tenant = await api(base, operator, "POST", "/v1/tenants", { id: DEMO_TENANT });
+  if (tenant.status !== 201 && tenant.status !== 409) throw new Error(`creating the demo tenant failed: ${tenant.status} ${JSON.stringify(tenant.json)}`);
+  const key = await demoKey(base, operator);
+  const dir = join(root, "demo", "catalog");
+  let tools = 0;
+  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  for (const file of files) {
+    const server = basename(file, ".json");
+    const list = JSON.parse(readFileSync(join(dir, file), "utf8")) as { tools: unknown[] };
+    const body = { tools: list.tools, defer_tools: ALWAYS_LOADED_SERVERS.has(server) ? "never" : "auto" };
+    const r = await api(base, key, "PUT", `/v1/tenants/${DEMO_TENANT}/servers/${server}/tools`, body);
+    if (r.status !== 200) throw new Error(`uploading ${file} failed: ${r.status} ${JSON.stringify(r.json)}`);
+    tools += list.tools.length;
+  }
+  return { key, tools, servers: files.length };
+}
+
+async function main(): Promise<void> {
+  const port = Number(argValue("--port") ?? 8787);
+  const host = argValue("--ip") ?? "localhost";
+  const base = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
+  const operator = operatorToken();
+  const wranglerArgs = ["dev", ...operator.wranglerArgs, ...args];
+  if (!argValue("--port")) wranglerArgs.push("--port", String(port));
+
+  const child = spawn(join(root, "node_modules", ".bin", "wrangler"), wranglerArgs, {
+    cwd: root,
+    stdio: ["inherit", "inherit", "inherit"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code) => process.exit(code ?? 0));
+
+  await waitUntilUp(base, child);
+  const demo = await seed(base, operator.token);
+  const curl = `curl -s ${base}/v1/tenants/${DEMO_TENANT}/search -H 'authorization: Bearer ${demo.key}' -H 'content-type: application/json' -d '{"query": "read a file"}'`;
+  console.log(
+    [
+      "",
+      "──────────────── tool-search is running ────────────────",
+      `  URL            ${base}   (API reference: ${base}/openapi.json)`,
+      `  operator token ${operator.token}   (${operator.source})`,
+      `  demo tenant    '${DEMO_TENANT}': ${demo.tools} tools on ${demo.servers} servers (demo/catalog)`,
+      `  demo key       ${demo.key}   (scopes: search, write, admin; saved in .wrangler/demo-key)`,
+      "",
+      "  Try a search:",
+      `  ${curl}`,
+      "────────────────────────────────────────────────────────",
+      "",
+    ].join("\n"),
+  );
+}
+
+main().catch((e: unknown) => {
+  console.error(`npm start failed: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+/**
+ * Persistence across a full restart of the local runtime: everything acknowledged before wrangler
+ * (and its workerd) is stopped is there, searchable, after a new process starts on the same storage.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+
+async function api(w: LocalWorker, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${w.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+}
+
+describe("a full restart of the local runtime", () => {
+  const running: LocalWorker[] = [];
+  afterAll(async () => {
+    for (const w of running) await w.stop();
+  });
+
+  it("keeps tenants, keys, tools and search", async () => {
+    const first = await startLocalWorker();
+    running.push(first);
+    const op = first.adminToken;
+    expect((await api(first, op, "POST", "/v1/tenants", { id: "restart" })).status).toBe(201);
+    const key = (await api(first, op, "POST", "/v1/tenants/restart/keys", { scopes: ["search", "write"] })).json.key as string;
+    const tools = Array.from({ length: 50 }, (_, i) => ({
+      server: i % 2 ? "alpha" : "beta",
+      name: `tool_${i}`,
+      description: i === 17 ? "Translate a document between languages" : `Does thing number ${i}`,
+      inputSchema: { type: "object", properties: {} },
+    }));
+    const up = await api(first, key, "POST", "/v1/tenants/restart/tools", { tools });
+    expect(up.status).toBe(200);
+    await first.stop();
+
+    const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
+    running.push(second);
+    const catalog = await api(second, key, "GET", "/v1/tenants/restart/catalog");
+    expect(catalog.status).toBe(200);
+    expect(catalog.json).toMatchObject({ revision: up.json.revision, tools: 50 });
+    const found = await api(second, key, "POST", "/v1/tenants/restart/search", { query: "translate document" });
+    expect(found.json.results[0].tool_id).toBe("alpha::tool_17");
+  });
+});
