@@ -9,13 +9,9 @@
  * what a Durable Object finds after hibernating. `/healthz` is called first after the restart, so
  * the worker isolate is up and the first search pays for the object's start and index restore only.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { rmSync } from "node:fs";
 import { splitWords } from "../../src/search/tokenizer.ts";
+import { startLocalWorker, type LocalWorker } from "../local-worker.ts";
 import { queryMix, realCatalog } from "./catalogs.ts";
 import { log, percentile, Progress } from "./measure.ts";
 
@@ -28,7 +24,6 @@ export interface HttpFigures {
   [extra: string]: number | string;
 }
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const BATCH = 500;
 const REQUESTS = 1_000;
 const WARMUP = 100;
@@ -41,14 +36,11 @@ interface Options {
 }
 
 export async function runHttpBench(options: Options = {}): Promise<HttpFigures> {
-  const port = options.port ?? (await freePort());
-  const persist = mkdtempSync(join(tmpdir(), "tool-search-http-"));
-  const adminToken = randomBytes(24).toString("hex");
-  const base = `http://127.0.0.1:${port}`;
-  let worker: Worker | null = null;
+  log(`\n[http] starting wrangler dev${options.port ? ` on port ${options.port}` : ""}`);
+  let worker: LocalWorker = await startLocalWorker(options.port ? { port: options.port } : {});
+  const { adminToken, persistTo } = worker;
+  const base = worker.url;
   try {
-    log(`\n[http] starting wrangler dev on port ${port} (state in ${persist})`);
-    worker = await Worker.start(port, persist, adminToken);
     const tenant = `bench-${Date.now().toString(36)}`;
     await expectStatus(post(base, "/v1/tenants", adminToken, { id: tenant }), 201);
     const created = (await (await expectStatus(post(base, `/v1/tenants/${tenant}/keys`, adminToken, { scopes: ["search", "write"] }), 201)).json()) as { key: string };
@@ -92,7 +84,7 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
     for (let round = 1; round <= COLD_ROUNDS; round++) {
       log(`[http] eviction ${round}/${COLD_ROUNDS}: restarting wrangler dev on the same storage`);
       await worker.stop();
-      worker = await Worker.start(port, persist, adminToken);
+      worker = await startLocalWorker({ port: worker.port, persistTo, adminToken });
       await drain(healthz());
       cold.push(await timed(() => search("list open issues")));
       warmAfterCold.push(await timed(() => search("list open issues")));
@@ -116,54 +108,9 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
       upload_ms: uploadMs,
     };
   } finally {
-    await worker?.stop();
-    rmSync(persist, { recursive: true, force: true });
-    log("[http] wrangler dev stopped");
-  }
-}
-
-class Worker {
-  private readonly child: ChildProcess;
-  private output = "";
-
-  private constructor(child: ChildProcess) {
-    this.child = child;
-    child.stdout?.on("data", (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (this.output += d.toString()));
-  }
-
-  static async start(port: number, persist: string, adminToken: string): Promise<Worker> {
-    // wrangler needs Node 22: run it on the Node running this bench.
-    const child = spawn(
-      process.execPath,
-      [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`, "--show-interactive-dev-session=false"],
-      { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-    );
-    const worker = new Worker(child);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${worker.output}`);
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return worker;
-      } catch {
-        // not listening yet
-      }
-      await sleep(200);
-    }
     await worker.stop();
-    throw new Error(`wrangler dev did not answer /healthz within 60 s:\n${worker.output}`);
-  }
-
-  /** Stops wrangler and its workerd child (its own process group), and waits until it is gone. */
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.pid === undefined) return;
-    const exited = new Promise<void>((done) => this.child.once("exit", () => done()));
-    process.kill(-this.child.pid, "SIGTERM");
-    const timeout = sleep(10_000).then(() => {
-      if (this.child.exitCode === null) process.kill(-this.child.pid!, "SIGKILL");
-    });
-    await Promise.race([exited, timeout]);
-    await exited;
+    rmSync(persistTo, { recursive: true, force: true });
+    log("[http] wrangler dev stopped");
   }
 }
 
@@ -192,17 +139,6 @@ async function timed(request: () => Promise<Response>): Promise<number> {
   const started = performance.now();
   await drain(request());
   return performance.now() - started;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {
