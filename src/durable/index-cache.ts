@@ -11,6 +11,9 @@ import type { CatalogRepo } from "./catalog-repo.ts";
 import { chunked, crc32 } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
 
+/** Rows parsed and indexed per step of a rebuild. */
+const REBUILD_BATCH = 2_000;
+
 export function searchable(row: ToolRow): SearchableTool {
   return { ...row, aliases: [modelName(row)] };
 }
@@ -46,7 +49,7 @@ export class IndexCache {
     if (this.index) return this.index;
     const started = Date.now();
     const restored = this.restore();
-    this.index = restored.index ?? ToolIndex.fromTools(Array.from(this.repo.allTools(), searchable));
+    this.index = restored.index ?? this.rebuild();
     this.lastLoad = {
       source: restored.index ? "snapshot" : "rebuild",
       ...(restored.reason ? { reason: restored.reason } : {}),
@@ -55,6 +58,22 @@ export class IndexCache {
     };
     if (!restored.index && this.index.size > 0) this.onRebuilt();
     return this.index;
+  }
+
+  /**
+   * The index from the rows, streamed in batches: at 100,000 tools the parsed rows would not fit
+   * in memory next to the index all at once.
+   */
+  private rebuild(): ToolIndex {
+    const index = ToolIndex.empty();
+    let batch: SearchableTool[] = [];
+    for (const row of this.repo.allTools()) {
+      batch.push(searchable(row));
+      if (batch.length === REBUILD_BATCH) (index.upsert(batch), (batch = []));
+    }
+    index.upsert(batch);
+    index.compact();
+    return index;
   }
 
   /** Applies a committed catalog change to the loaded index; an index not in memory is left to load later. */

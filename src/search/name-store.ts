@@ -15,7 +15,7 @@ import { FIELDS, type SearchDocument } from "./document.ts";
 import { nameKeys, type NameKeys } from "./names.ts";
 
 const SEPARATOR = "\u0001";
-/** Delta entries that trigger merging into the frozen arrays, with a quarter of the frozen size. */
+/** Delta entries that trigger merging into the frozen arrays, with half of the frozen size. */
 const DELTA_MIN_ENTRIES = 1_024;
 
 export type NameKind = keyof NameKeys;
@@ -97,15 +97,35 @@ export function lookup(store: NameStore, kind: NameKind, key: string): number[] 
 /** Ids below this pack with their 32-bit hash into one exactly representable double (2^32 * 2^21 = 2^53). */
 const PACKED_ID_LIMIT = 2 ** 21;
 
-/** Merges the delta into the sorted arrays, dropping removed documents and duplicate entries. */
+/**
+ * Merges the delta into the sorted arrays, dropping removed documents and duplicate entries. The
+ * frozen part is already sorted: only the delta is sorted, then the two are merged in one pass.
+ */
 export function freezeTable(table: HashTable, live: (id: number) => boolean): void {
   const hashes: number[] = [];
   const ids: number[] = [];
-  for (let i = 0; i < table.hashes.length; i++) if (live(table.ids[i]!)) (hashes.push(table.hashes[i]!), ids.push(table.ids[i]!));
   for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) (hashes.push(h), ids.push(id));
-  const [sortedHashes, sortedIds] = sortPairs(hashes, ids);
-  table.hashes = sortedHashes;
-  table.ids = sortedIds;
+  const [deltaHashes, deltaIdsSorted] = sortPairs(hashes, ids);
+  const total = table.hashes.length + deltaHashes.length;
+  const outHashes = new Uint32Array(total);
+  const outIds = new Int32Array(total);
+  let n = 0;
+  const emit = (h: number, id: number) => {
+    if (!live(id) || (n > 0 && outHashes[n - 1] === h && outIds[n - 1] === id)) return;
+    outHashes[n] = h;
+    outIds[n++] = id;
+  };
+  let a = 0;
+  let b = 0;
+  while (a < table.hashes.length || b < deltaHashes.length) {
+    const takeFrozen =
+      b >= deltaHashes.length ||
+      (a < table.hashes.length && (table.hashes[a]! < deltaHashes[b]! || (table.hashes[a] === deltaHashes[b] && table.ids[a]! <= deltaIdsSorted[b]!)));
+    if (takeFrozen) emit(table.hashes[a]!, table.ids[a++]!);
+    else emit(deltaHashes[b]!, deltaIdsSorted[b++]!);
+  }
+  table.hashes = outHashes.slice(0, n);
+  table.ids = outIds.slice(0, n);
   table.delta = new Map();
   table.deltaEntries = 0;
 }
@@ -128,7 +148,7 @@ function sortPairs(hashes: number[], ids: number[]): [Uint32Array, Int32Array] {
   } else {
     for (const i of Array.from(hashes, (_, i) => i).sort((a, b) => hashes[a]! - hashes[b]! || ids[a]! - ids[b]!)) emit(hashes[i]!, ids[i]!);
   }
-  return [outHashes.slice(0, n), outIds.slice(0, n)];
+  return [outHashes.subarray(0, n), outIds.subarray(0, n)];
 }
 
 /** Freezes both tables when forced or when their deltas have grown large. */
@@ -136,7 +156,7 @@ export function freezeNames(store: NameStore, force: boolean): void {
   const live = (id: number) => store.records[id] !== undefined;
   for (const kind of NAME_KINDS) {
     const table = store[kind];
-    const big = table.deltaEntries >= DELTA_MIN_ENTRIES && table.deltaEntries * 4 >= table.hashes.length;
+    const big = table.deltaEntries >= DELTA_MIN_ENTRIES && table.deltaEntries * 2 >= table.hashes.length;
     if (table.deltaEntries > 0 && (force || big)) freezeTable(table, live);
     else if (force && table.hashes.length > 0) freezeTable(table, live);
   }
