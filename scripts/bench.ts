@@ -1,14 +1,15 @@
 /**
- * `npm run bench [-- --json] [-- --http [--port=8787]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
- * (`--catalogs=` with no names runs the HTTP part alone.)
+ * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * (`--catalogs=` with no names runs the HTTP part alone; `--markdown` also prints the tables as Markdown.)
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same
  * documents and queries, in the same run (so machine load weighs on every side alike), and with
  * --http the worker itself through `wrangler dev`. Prints a table; with --json, one final JSON line.
  */
+import { cpus, loadavg, totalmem } from "node:os";
 import { splitWords } from "../src/search/tokenizer.ts";
 import { queryMix, realCatalog, syntheticCatalogOf } from "./bench/catalogs.ts";
-import { Fts5Engine, MiniSearchEngine, Ours, TenantRows, type Engine, type Figures } from "./bench/engines.ts";
+import { Fts5Engine, MiniSearchEngine, Ours, TenantRows, warmUp, type Engine, type Figures } from "./bench/engines.ts";
 import { runHttpBench, type HttpFigures } from "./bench/http.ts";
 import { log, percentile, Progress, requireGc, round } from "./bench/measure.ts";
 import type { BenchTool } from "./bench/synthetic.ts";
@@ -46,6 +47,7 @@ async function setUp(name: string, queryCount: number): Promise<{ tools: number;
 async function benchCatalog(name: string, queryCount: number): Promise<CatalogResult> {
   log(`\n[${name}] generating catalog and tool rows`);
   const { tools, rows, queries } = await setUp(name, queryCount);
+  warmUp(rows);
   const engines: Engine[] = [new Ours(rows), new MiniSearchEngine(rows), new Fts5Engine(rows)];
   const figures: Record<string, Figures> = {};
   for (const engine of engines) {
@@ -90,6 +92,10 @@ function ratio(a: number | string | null | undefined, b: number | string | null 
   return typeof a === "number" && typeof b === "number" && b !== 0 ? round(a / b, 3) : null;
 }
 
+function roundHttp(h: HttpFigures): HttpFigures {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, typeof v === "number" ? round(v, 3) : v])) as HttpFigures;
+}
+
 function roundFigures(f: Figures): Figures {
   return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, typeof v === "number" ? round(v, k === "snapshot_bytes" ? 0 : 3) : v])) as Figures;
 }
@@ -99,6 +105,27 @@ function fmt(n: number | string | null | undefined): string {
   if (Math.abs(n) >= 100) return n.toFixed(0);
   if (Math.abs(n) >= 10) return n.toFixed(1);
   return n.toFixed(3);
+}
+
+function markdown(catalogs: Record<string, CatalogResult>, http: HttpFigures | null): string {
+  const out: string[] = [];
+  for (const [name, r] of Object.entries(catalogs)) {
+    out.push(`**${name}** (${r.tools} tools, ${r.queries} queries)`, "");
+    out.push("| figure | ours | MiniSearch | FTS5 | ours/MiniSearch | ours/FTS5 |", "|---|--:|--:|--:|--:|--:|");
+    for (const f of FIGURES) out.push(`| ${f} | ${fmt(r.ours[f])} | ${fmt(r.minisearch[f])} | ${fmt(r.fts5[f])} | ${fmt(r.ratios["ours/minisearch"][f])} | ${fmt(r.ratios["ours/fts5"][f])} |`);
+    out.push("");
+  }
+  if (http) {
+    out.push("**http** (wrangler dev, real catalog)", "", "| figure | value |", "|---|--:|");
+    for (const [k, v] of Object.entries(http)) out.push(`| ${k} | ${typeof v === "number" ? fmt(v) : v} |`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+function machine(): Record<string, string | number> {
+  const cpu = cpus();
+  return { cpu: cpu[0]?.model ?? "unknown", cores: cpu.length, memory_gb: Math.round(totalmem() / 2 ** 30), loadavg_1m: round(loadavg()[0]!, 2)! };
 }
 
 function table(name: string, r: CatalogResult): string {
@@ -133,6 +160,8 @@ async function main(): Promise<void> {
   if (!(queryCount >= 1000)) throw new Error("--queries must be at least 1000");
 
   const started = Date.now();
+  const before = machine();
+  log(`machine: ${before.cpu}, ${before.cores} cores, ${before.memory_gb} GB, load average ${before.loadavg_1m}`);
   const catalogs: Record<string, CatalogResult> = {};
   for (const name of names) catalogs[name] = await benchCatalog(name, queryCount);
   const port = option("port");
@@ -147,8 +176,11 @@ async function main(): Promise<void> {
   }
   const checks = targets(catalogs, http);
   if (checks.length) console.log(["targets", ...checks.map((c) => `  ${c}`)].join("\n"));
-  console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} catalogs${http ? " + http" : ""})`);
-  if (json) console.log(JSON.stringify({ date: new Date().toISOString(), node: process.version, catalogs, http }));
+  const after = machine();
+  if (option("markdown") !== undefined) console.log(`\n${markdown(catalogs, http)}`);
+  console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} catalogs${http ? " + http" : ""}); load average ${before.loadavg_1m} at start, ${after.loadavg_1m} at end`);
+  const run = { date: new Date().toISOString(), node: process.version, machine: { ...before, loadavg_1m_end: after.loadavg_1m } };
+  if (json) console.log(JSON.stringify({ ...run, catalogs, http: http ? roundHttp(http) : null }));
 }
 
 main().catch((e) => {
