@@ -11,9 +11,6 @@ import type { CatalogRepo } from "./catalog-repo.ts";
 import { chunked, crc32 } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
 
-/** Rows parsed and indexed per step of a rebuild. */
-const REBUILD_BATCH = 2_000;
-
 export function searchable(row: ToolRow): SearchableTool {
   return { ...row, aliases: [modelName(row)] };
 }
@@ -60,20 +57,12 @@ export class IndexCache {
     return this.index;
   }
 
-  /**
-   * The index from the rows, streamed in batches: at 100,000 tools the parsed rows would not fit
-   * in memory next to the index all at once.
-   */
+  /** The index from the rows, read lazily: ToolIndex works in slices, so parsed rows never pile up. */
   private rebuild(): ToolIndex {
-    const index = ToolIndex.empty();
-    let batch: SearchableTool[] = [];
-    for (const row of this.repo.allTools()) {
-      batch.push(searchable(row));
-      if (batch.length === REBUILD_BATCH) (index.upsert(batch), (batch = []));
-    }
-    index.upsert(batch);
-    index.compact();
-    return index;
+    const repo = this.repo;
+    return ToolIndex.fromTools((function* () {
+      for (const row of repo.allTools()) yield searchable(row);
+    })());
   }
 
   /** Applies a committed catalog change to the loaded index; an index not in memory is left to load later. */

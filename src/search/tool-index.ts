@@ -43,6 +43,9 @@ export interface Hit {
   explain?: Explanation;
 }
 
+/** Tools analysed and inserted per step of an upsert. */
+const UPSERT_SLICE = 2_000;
+
 const tokenizer: Tokenizer = {
   language: "english",
   normalizationCache: new Map(),
@@ -72,9 +75,11 @@ export class ToolIndex {
     return new ToolIndex(createDb());
   }
 
+  /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
   static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
     const index = ToolIndex.empty();
     index.upsert(tools);
+    index.compact();
     return index;
   }
 
@@ -113,8 +118,21 @@ export class ToolIndex {
   }
 
   /** Adds or replaces tools by id. */
+  /**
+   * Adds or replaces tools by id. Works in slices, so that a large upload (or a rebuild from rows)
+   * never holds every tool's search text at once and pending writes are merged as they grow.
+   */
   upsert(tools: Iterable<SearchableTool>): void {
-    const docs = [...tools].map(toSearchDocument);
+    let slice: SearchableTool[] = [];
+    for (const tool of tools) {
+      slice.push(tool);
+      if (slice.length === UPSERT_SLICE) (this.upsertSlice(slice), (slice = []));
+    }
+    if (slice.length > 0) this.upsertSlice(slice);
+  }
+
+  private upsertSlice(tools: SearchableTool[]): void {
+    const docs = tools.map(toSearchDocument);
     this.remove(docs.map((d) => d.id));
     insertMultiple(this.db, docs);
     settle(this.postings());
