@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
  * (`--catalogs=` with no names runs the HTTP part alone; `--markdown` also prints the tables as Markdown.)
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same
@@ -116,7 +116,7 @@ function markdown(catalogs: Record<string, CatalogResult>, http: HttpFigures | n
     out.push("");
   }
   if (http) {
-    out.push("**http** (wrangler dev, real catalog)", "", "| figure | value |", "|---|--:|");
+    out.push(`**http** (wrangler dev, ${http.catalog})`, "", "| figure | value |", "|---|--:|");
     for (const [k, v] of Object.entries(http)) out.push(`| ${k} | ${typeof v === "number" ? fmt(v) : v} |`);
     out.push("");
   }
@@ -165,12 +165,15 @@ async function main(): Promise<void> {
   const catalogs: Record<string, CatalogResult> = {};
   for (const name of names) catalogs[name] = await benchCatalog(name, queryCount);
   const port = option("port");
-  const http = option("http") !== undefined ? await runHttpBench(port ? { port: Number(port) } : {}) : null;
+  const httpCatalog = option("http-catalog") || "real-5k";
+  if (!CATALOGS[httpCatalog]) throw new Error(`unknown --http-catalog '${httpCatalog}'`);
+  const http =
+    option("http") !== undefined ? await runHttpBench({ catalog: httpCatalog, tools: CATALOGS[httpCatalog]!, ...(port ? { port: Number(port) } : {}) }) : null;
 
   console.log("");
   for (const [name, r] of Object.entries(catalogs)) console.log(`${table(name, r)}\n`);
   if (http) {
-    console.log("http (wrangler dev, real catalog)");
+    console.log(`http (wrangler dev, ${http.catalog})`);
     for (const [k, v] of Object.entries(http)) console.log(`  ${k.padEnd(24)} ${typeof v === "number" ? fmt(v) : v}`);
     console.log("");
   }

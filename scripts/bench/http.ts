@@ -8,12 +8,17 @@
  * new process has no object in memory, only its SQLite storage (rows and index snapshot), which is
  * what a Durable Object finds after hibernating. `/healthz` is called first after the restart, so
  * the worker isolate is up and the first search pays for the object's start and index restore only.
+ *
+ * Memory in workerd: one more restart with the DevTools inspector open; the isolate's heap is read
+ * (after full collections) before and after the first search, whose object restores the index.
  */
 import { rmSync } from "node:fs";
 import { splitWords } from "../../src/search/tokenizer.ts";
-import { startLocalWorker, type LocalWorker } from "../local-worker.ts";
-import { queryMix, realCatalog } from "./catalogs.ts";
+import { freePort, startLocalWorker, type LocalWorker } from "../local-worker.ts";
+import { queryMix } from "./catalogs.ts";
+import { Inspector } from "./inspector.ts";
 import { log, percentile, Progress } from "./measure.ts";
+import type { BenchTool } from "./synthetic.ts";
 
 export interface HttpFigures {
   search_p50_ms: number;
@@ -24,19 +29,23 @@ export interface HttpFigures {
   [extra: string]: number | string;
 }
 
-const BATCH = 500;
+const BATCH = 1_000;
 const REQUESTS = 1_000;
 const WARMUP = 100;
 const COLD_ROUNDS = 3;
-/** The tenant object writes its index snapshot this long after the last write (2 s) plus slack. */
-const SNAPSHOT_SETTLE_MS = 4_000;
+/** The tenant object writes its index snapshot 2 s after the last write; writing takes longer for large catalogs. */
+const snapshotSettleMs = (tools: number) => 4_000 + tools / 20;
 
 interface Options {
+  /** Which catalog to load, and its tools. */
+  catalog: string;
+  tools: () => BenchTool[];
   port?: number;
 }
 
-export async function runHttpBench(options: Options = {}): Promise<HttpFigures> {
-  log(`\n[http] starting wrangler dev${options.port ? ` on port ${options.port}` : ""}`);
+export async function runHttpBench(options: Options): Promise<HttpFigures> {
+  if (options.port && (await answers(options.port))) throw new Error(`port ${options.port} is already in use: stop what runs there or pick another --port`);
+  log(`\n[http] starting wrangler dev${options.port ? ` on port ${options.port}` : ""}, catalog ${options.catalog}`);
   let worker: LocalWorker = await startLocalWorker(options.port ? { port: options.port } : {});
   const { adminToken, persistTo } = worker;
   const base = worker.url;
@@ -46,7 +55,7 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
     const created = (await (await expectStatus(post(base, `/v1/tenants/${tenant}/keys`, adminToken, { scopes: ["search", "write"] }), 201)).json()) as { key: string };
     const key = created.key;
 
-    const tools = realCatalog();
+    const tools = options.tools();
     const upload = new Progress("[http] uploading tools", tools.length);
     const uploadStarted = performance.now();
     for (let i = 0; i < tools.length; i += BATCH) {
@@ -54,8 +63,9 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
       upload.tick(Math.min(i + BATCH, tools.length));
     }
     const uploadMs = performance.now() - uploadStarted;
-    log(`[http] waiting ${SNAPSHOT_SETTLE_MS / 1000} s for the index snapshot to be written`);
-    await sleep(SNAPSHOT_SETTLE_MS);
+    const settle = snapshotSettleMs(tools.length);
+    log(`[http] waiting ${(settle / 1000).toFixed(1)} s for the index snapshot to be written`);
+    await sleep(settle);
 
     const queries = queryMix(tools, REQUESTS, splitWords, 11);
     const search = (q: string) => post(base, `/v1/tenants/${tenant}/search`, key, { query: q });
@@ -89,6 +99,16 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
       cold.push(await timed(() => search("list open issues")));
       warmAfterCold.push(await timed(() => search("list open issues")));
     }
+    log("[http] heap of the worker's isolate around a cold start (inspector)");
+    await worker.stop();
+    const inspectorPort = await freePort();
+    worker = await startLocalWorker({ port: worker.port, persistTo, adminToken, inspectorPort });
+    await drain(healthz());
+    const inspector = await Inspector.connect(inspectorPort);
+    const idle = await inspector.heap();
+    await drain(search("list open issues"));
+    const loaded = await inspector.heap();
+    inspector.close();
     const catalog = (await (await fetch(`${base}/v1/tenants/${tenant}/catalog`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
       index?: { source?: string; ms?: number };
     };
@@ -103,8 +123,13 @@ export async function runHttpBench(options: Options = {}): Promise<HttpFigures> 
       second_search_after_cold_ms: percentile(warmAfterCold, 50),
       cold_index_source: String(catalog.index?.source ?? "unknown"),
       cold_index_load_ms: Number(catalog.index?.ms ?? NaN),
+      catalog: options.catalog,
       tools: tools.length,
       requests: REQUESTS,
+      workerd_index_heap_mb: loaded.usedMb + loaded.backingMb - idle.usedMb - idle.backingMb,
+      workerd_index_js_mb: loaded.usedMb - idle.usedMb,
+      workerd_index_buffers_mb: loaded.backingMb - idle.backingMb,
+      workerd_isolate_heap_mb: loaded.usedMb + loaded.backingMb,
       upload_ms: uploadMs,
     };
   } finally {
@@ -139,6 +164,15 @@ async function timed(request: () => Promise<Response>): Promise<number> {
   const started = performance.now();
   await drain(request());
   return performance.now() - started;
+}
+
+async function answers(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function sleep(ms: number): Promise<void> {
