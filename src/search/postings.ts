@@ -7,8 +7,10 @@
  * term, shared by all fields: pairs of (internal document id, packed per-field term counts).
  *
  * Layout, for memory and for cold starts (a Durable Object restores its index after every ~10 s
- * idle): a frozen segment holds every term in one sorted array and every posting in one Int32Array
- * arena, so a snapshot restores as views over its own bytes, with nothing to parse or rebuild. Writes
+ * idle): a frozen segment holds every term in one sorted array and every posting in one byte arena
+ * (per term, entries in ascending id order as varints of the id gap and of the packed counts: ~3
+ * bytes an entry instead of 8), so a snapshot restores as views over its own bytes, with nothing to
+ * parse or rebuild. Writes
  * since the last freeze go to a small delta of per-term arrays; removals mark the document dead.
  * `freeze` merges the delta and drops dead documents in one pass; it runs when the delta has grown,
  * before a removed id is inserted again, before scoring sees a dead document, and before a snapshot.
@@ -23,21 +25,31 @@ import { FIELDS, type Field } from "./document.ts";
 /** Bits per field in a packed term-count word: counts above 63 are capped (BM25 saturates long before). */
 export const TF_BITS = 6;
 export const TF_MAX = (1 << TF_BITS) - 1;
-export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(FIELDS.map((f, i) => [f, i])) as Record<Field, number>;
+/**
+ * Bit slot of each field in the packed word, most frequent fields lowest so that the usual entry
+ * (parameters and/or description, small counts) packs into one varint byte. Only the encoding
+ * depends on this order; scoring sums fields in FIELDS order.
+ */
+const SLOT_ORDER: readonly Field[] = ["params", "description", "name", "server", "keywords"];
+export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(SLOT_ORDER.map((f, i) => [f, i])) as Record<Field, number>;
 
 /**
- * The delta is merged once it holds this many entries and half as many as the frozen segment:
+ * The delta is merged once it holds this many entries and as many as the frozen segment:
  * merges then cost O(1) amortised per entry (a bulk load merges ~log2(n) times), and the delta,
  * searched alongside the arena, stays smaller than it.
  */
 const DELTA_MIN_ENTRIES = 4_096;
 
 export interface PostingsStore {
-  /** Frozen segment: terms in ascending order, `offsets[t]..offsets[t+1]` their entries in `postings`. */
+  /** Frozen segment: terms in ascending order, `offsets[t]..offsets[t+1]` their bytes in `postings`. */
   terms: string[];
   offsets: Int32Array;
-  /** [internalId, packedCounts, internalId, packedCounts, ...] for every frozen term, in term order. */
-  postings: Int32Array;
+  /** Entries per frozen term (its document frequency there). */
+  counts: Int32Array;
+  /** Per term, in term order: entries ascending by internal id, each varint(id gap) varint(packed counts). */
+  postings: Uint8Array;
+  /** Entries in the frozen segment, counted like `deltaEntries`. */
+  frozenEntries: number;
   /** Entries added since the last freeze: term -> [internalId, packedCounts, ...]. */
   delta: Map<string, number[]>;
   deltaEntries: number;
@@ -56,7 +68,9 @@ export function createPostingsStore(): PostingsStore {
   return {
     terms: [],
     offsets: new Int32Array(1),
-    postings: new Int32Array(0),
+    counts: new Int32Array(0),
+    postings: new Uint8Array(0),
+    frozenEntries: 0,
     delta: new Map(),
     deltaEntries: 0,
     lengths: Object.fromEntries(FIELDS.map((f) => [f, new Int32Array(64)])) as Record<Field, Int32Array>,
@@ -85,20 +99,101 @@ export function frozenTerm(store: PostingsStore, term: string): number {
 /** Number of live documents containing `term` (exact once the store is clean, see `ensureClean`). */
 export function documentFrequency(store: PostingsStore, term: string): number {
   const t = frozenTerm(store, term);
-  const frozen = t < 0 ? 0 : (store.offsets[t + 1]! - store.offsets[t]!) >> 1;
-  return frozen + ((store.delta.get(term)?.length ?? 0) >> 1);
+  return (t < 0 ? 0 : store.counts[t]!) + ((store.delta.get(term)?.length ?? 0) >> 1);
 }
 
-/** Merges the delta into the frozen segment and drops dead documents' entries. One pass over all postings. */
+/** Calls `visit(internalId, packedCounts)` for each entry of frozen term `t`, ids ascending. */
+export function forEachFrozen(store: PostingsStore, t: number, visit: (doc: number, packed: number) => void): void {
+  const bytes = store.postings;
+  const end = store.offsets[t + 1]!;
+  let p = store.offsets[t]!;
+  let doc = 0;
+  while (p < end) {
+    let b = bytes[p++]!;
+    let gap = b & 0x7f;
+    for (let shift = 7; b >= 0x80; shift += 7) gap |= ((b = bytes[p++]!) & 0x7f) << shift;
+    b = bytes[p++]!;
+    let packed = b & 0x7f;
+    for (let shift = 7; b >= 0x80; shift += 7) packed |= ((b = bytes[p++]!) & 0x7f) << shift;
+    doc += gap;
+    visit(doc, packed);
+  }
+}
+
+/** Growable byte output for varints. */
+class ByteWriter {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(Math.max(capacity, 64));
+  }
+
+  varint(value: number): void {
+    if (this.length + 5 > this.bytes.length) {
+      const next = new Uint8Array(this.bytes.length * 2);
+      next.set(this.bytes);
+      this.bytes = next;
+    }
+    while (value >= 0x80) {
+      this.bytes[this.length++] = (value & 0x7f) | 0x80;
+      value >>>= 7;
+    }
+    this.bytes[this.length++] = value;
+  }
+}
+
+/** Ids below this pack with a 30-bit count word into one exactly representable double. */
+const PACKED_DOC_LIMIT = 2 ** 23;
+
+/** Sorts the (id, packed) pairs of `pairs[0..n)` by id, in place. */
+function sortPairs(pairs: Int32Array, n: number): void {
+  let sorted = true;
+  for (let i = 2; i < n && sorted; i += 2) if (pairs[i]! < pairs[i - 2]!) sorted = false;
+  if (sorted) return;
+  let small = true;
+  for (let i = 0; i < n; i += 2) if (pairs[i]! >= PACKED_DOC_LIMIT) small = false;
+  if (small) {
+    const keys = new Float64Array(n >> 1);
+    for (let i = 0; i < n; i += 2) keys[i >> 1] = pairs[i]! * 2 ** 30 + pairs[i + 1]!;
+    keys.sort();
+    for (let i = 0; i < keys.length; i++) {
+      const doc = Math.floor(keys[i]! / 2 ** 30);
+      pairs[2 * i] = doc;
+      pairs[2 * i + 1] = keys[i]! - doc * 2 ** 30;
+    }
+    return;
+  }
+  const order = Array.from({ length: n >> 1 }, (_, i) => i).sort((a, b) => pairs[2 * a]! - pairs[2 * b]!);
+  const copy = pairs.slice(0, n);
+  order.forEach((from, to) => ((pairs[2 * to] = copy[2 * from]!), (pairs[2 * to + 1] = copy[2 * from + 1]!)));
+}
+
+/**
+ * Merges the delta into the frozen segment and drops dead documents' entries: one pass over all
+ * postings, each term's entries gathered, put in id order (the delta's mostly are) and re-encoded.
+ */
 export function freeze(store: PostingsStore): void {
   if (store.deltaEntries === 0 && store.deadCount === 0) return;
   const deltaTerms = [...store.delta.keys()].sort();
-  const { terms, offsets, postings, delta, dead } = store;
+  const { terms, delta, dead } = store;
   const hasDead = store.deadCount > 0;
   const merged: string[] = [];
-  const frozenIndex: number[] = [];
-  let total = 0;
-  // First pass: the merged term order and each term's live entry count.
+  const counts: number[] = [];
+  const out = new ByteWriter(store.postings.length + store.deltaEntries * 3);
+  const offsets: number[] = [];
+  let pairs = new Int32Array(1024);
+  let n = 0;
+  const gather = (doc: number, packed: number) => {
+    if (hasDead && dead[doc] === 1) return;
+    if (n + 2 > pairs.length) {
+      const grown = new Int32Array(pairs.length * 2);
+      grown.set(pairs);
+      pairs = grown;
+    }
+    pairs[n++] = doc;
+    pairs[n++] = packed;
+  };
   let a = 0;
   let b = 0;
   while (a < terms.length || b < deltaTerms.length) {
@@ -107,48 +202,41 @@ export function freeze(store: PostingsStore): void {
     if (b >= deltaTerms.length || (a < terms.length && terms[a]! < deltaTerms[b]!)) term = terms[(t = a++)]!;
     else if (a < terms.length && terms[a] === deltaTerms[b]) (term = terms[(t = a++)]!), b++;
     else term = deltaTerms[b++]!;
-    let n = 0;
-    if (t >= 0) for (let i = offsets[t]!; i < offsets[t + 1]!; i += 2) if (!hasDead || dead[postings[i]!] !== 1) n += 2;
+    n = 0;
+    if (t >= 0) forEachFrozen(store, t, gather);
     const list = delta.get(term);
-    if (list) for (let i = 0; i < list.length; i += 2) if (!hasDead || dead[list[i]!] !== 1) n += 2;
+    if (list) for (let i = 0; i < list.length; i += 2) gather(list[i]!, list[i + 1]!);
     if (n === 0) continue;
+    sortPairs(pairs, n);
     merged.push(term);
-    frozenIndex.push(t);
-    total += n;
-  }
-  // Second pass: copy the live entries into one arena.
-  const nextOffsets = new Int32Array(merged.length + 1);
-  const next = new Int32Array(total);
-  let w = 0;
-  for (let m = 0; m < merged.length; m++) {
-    nextOffsets[m] = w;
-    const t = frozenIndex[m]!;
-    if (t >= 0) {
-      for (let i = offsets[t]!; i < offsets[t + 1]!; i += 2) {
-        if (hasDead && dead[postings[i]!] === 1) continue;
-        next[w++] = postings[i]!;
-        next[w++] = postings[i + 1]!;
-      }
-    }
-    const list = delta.get(merged[m]!);
-    if (list) {
-      for (let i = 0; i < list.length; i += 2) {
-        if (hasDead && dead[list[i]!] === 1) continue;
-        next[w++] = list[i]!;
-        next[w++] = list[i + 1]!;
-      }
+    counts.push(n >> 1);
+    offsets.push(out.length);
+    let previous = 0;
+    for (let i = 0; i < n; i += 2) {
+      out.varint(pairs[i]! - previous);
+      out.varint(pairs[i + 1]!);
+      previous = pairs[i]!;
     }
   }
-  nextOffsets[merged.length] = w;
+  offsets.push(out.length);
   store.terms = merged;
-  store.offsets = nextOffsets;
-  store.postings = next;
+  store.offsets = Int32Array.from(offsets);
+  store.counts = Int32Array.from(counts);
+  store.frozenEntries = frozenEntries(store.counts);
+  store.postings = out.bytes.slice(0, out.length);
   store.delta = new Map();
   store.deltaEntries = 0;
   if (hasDead) {
     store.dead = new Uint8Array(store.dead.length);
     store.deadCount = 0;
   }
+}
+
+/** Entries in the frozen segment, counted like `deltaEntries` (two numbers an entry). */
+export function frozenEntries(counts: Int32Array): number {
+  let total = 0;
+  for (let t = 0; t < counts.length; t++) total += counts[t]!;
+  return total * 2;
 }
 
 /** Scoring must see only live documents (document frequencies count entries): merge out the dead first. */
@@ -158,7 +246,7 @@ export function ensureClean(store: PostingsStore): void {
 
 /** Merges a delta that has grown large relative to the frozen segment (after a bulk insert, say). */
 export function settle(store: PostingsStore): void {
-  if (store.deltaEntries >= DELTA_MIN_ENTRIES && store.deltaEntries * 2 >= store.postings.length) freeze(store);
+  if (store.deltaEntries >= DELTA_MIN_ENTRIES && store.deltaEntries >= store.frozenEntries) freeze(store);
 }
 
 function grow<T extends Int32Array | Uint8Array>(array: T, index: number): T {

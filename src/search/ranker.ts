@@ -10,7 +10,7 @@
  * a 50-tool catalog and on a 10,000-tool one alike.
  */
 import { FIELDS, type Field } from "./document.ts";
-import { documentFrequency, ensureClean, FIELD_SLOT, frozenTerm, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
+import { documentFrequency, ensureClean, FIELD_SLOT, forEachFrozen, frozenTerm, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
 
 export interface FieldParams {
   /** How much one occurrence in this field counts relative to one in the description. */
@@ -110,27 +110,25 @@ export function scoreTerms(
   let count = 0;
   // Every term's part is added to a document's sum in query-term order, so a score does not
   // depend on which segment (frozen or delta) holds an entry.
-  const accumulate = (list: ArrayLike<number>, from: number, to: number, termIdf: number) => {
-    for (let i = from; i < to; i += 2) {
-      const doc = list[i]!;
-      const tf = weightedTf(fields, list[i + 1]!, doc);
-      if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc));
-      if (marked[doc] === 0) {
-        if (count >= touched.length) touched = grown(touched, count);
-        marked[doc] = 1;
-        touched[count++] = doc;
-      }
-      scratch[doc]! += (termIdf * (k1 + 1) * tf) / (k1 + tf);
+  let termIdf = 0;
+  const add = (doc: number, packed: number) => {
+    const tf = weightedTf(fields, packed, doc);
+    if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc));
+    if (marked[doc] === 0) {
+      if (count >= touched.length) touched = grown(touched, count);
+      marked[doc] = 1;
+      touched[count++] = doc;
     }
+    scratch[doc]! += (termIdf * (k1 + 1) * tf) / (k1 + tf);
   };
   for (const term of terms) {
     const df = documentFrequency(store, term);
     if (df === 0) continue;
-    const termIdf = idf(store.docs, df);
+    termIdf = idf(store.docs, df);
     const t = frozenTerm(store, term);
-    if (t >= 0) accumulate(store.postings, store.offsets[t]!, store.offsets[t + 1]!, termIdf);
+    if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
-    if (list) accumulate(list, 0, list.length, termIdf);
+    if (list) for (let i = 0; i < list.length; i += 2) add(list[i]!, list[i + 1]!);
   }
   return topK(count, limit, tieKey);
 }
@@ -200,11 +198,10 @@ export function explainTerms(
 
 /** The packed counts of `term` in one document, or undefined when the document lacks the term. */
 function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
+  let found: number | undefined;
   const t = frozenTerm(store, term);
-  if (t >= 0) {
-    for (let i = store.offsets[t]!; i < store.offsets[t + 1]!; i += 2) if (store.postings[i] === internalId) return store.postings[i + 1]!;
-  }
+  if (t >= 0) forEachFrozen(store, t, (doc, packed) => void (doc === internalId && (found = packed)));
   const list = store.delta.get(term);
-  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) return list[i + 1]!;
-  return undefined;
+  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
+  return found;
 }

@@ -7,7 +7,8 @@
  *
  * Strings (ids, name records, terms) are NUL-joined UTF-8, one decode and one split each; numbers
  * are the typed arrays of the index as they lie in memory. Restoring the postings arena, its
- * offsets and the name tables is taking views over these bytes: nothing to parse, nothing to insert.
+ * offsets and counts and the name tables is taking views over these bytes: nothing to parse,
+ * nothing to insert.
  * Those sections come first and contiguous, so that one copy keeps them and lets the rest go.
  *
  * Encoding yields parts (the header, then each section with its padding) that mostly are views
@@ -16,20 +17,21 @@
 import type { RawData } from "@orama/orama";
 import { FIELDS, type Field } from "./document.ts";
 import { emptyTable, type HashTable, type NameStore } from "./name-store.ts";
-import { createPostingsStore, type PostingsStore } from "./postings.ts";
+import { createPostingsStore, frozenEntries, type PostingsStore } from "./postings.ts";
 
 const MAGIC = 0x58495354; // "TSIX" read as a little-endian u32
 /** Bump when the byte layout changes. Changes to analysis are covered by INDEX_VERSION. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 const SECTIONS = [
   // Kept as views after a restore (see RETAINED):
   "offsets",
-  "postings",
+  "counts",
   "exact:hashes",
   "exact:ids",
   "tails:hashes",
   "tails:ids",
+  "postings",
   // Read into other structures:
   ...FIELDS.map((f) => `length:${f}` as const),
   "meta",
@@ -39,7 +41,7 @@ const SECTIONS = [
 ] as const;
 type Section = (typeof SECTIONS)[number];
 /** The leading sections that the restored index keeps as views. */
-const RETAINED = 6;
+const RETAINED = 7;
 
 const FIXED_HEADER = 16;
 const NUL = "\u0000";
@@ -71,7 +73,8 @@ export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Ar
   const records = Array.from({ length: slots }, (_, i) => names.records[i + 1] ?? "");
   const sections: Record<Section, Uint8Array> = {
     offsets: bytesOf(store.offsets),
-    postings: bytesOf(store.postings),
+    counts: bytesOf(store.counts),
+    postings: store.postings,
     "exact:hashes": bytesOf(names.exact.hashes),
     "exact:ids": bytesOf(names.exact.ids),
     "tails:hashes": bytesOf(names.tails.hashes),
@@ -136,7 +139,9 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
   const store = createPostingsStore();
   store.terms = strings(sections.terms, -1, "terms");
   store.offsets = int32(sections.offsets, store.terms.length + 1, "offsets");
-  store.postings = int32(sections.postings, -1, "postings");
+  store.counts = int32(sections.counts, store.terms.length, "counts");
+  store.frozenEntries = frozenEntries(store.counts);
+  store.postings = sections.postings;
   checkOffsets(store.offsets, store.postings.length);
   for (const f of FIELDS) store.lengths[f] = int32(sections[`length:${f}`], meta.slots + 1, `length:${f}`).slice(); // written in place
   store.totals = meta.totals;
@@ -201,7 +206,7 @@ function table(sections: Record<Section, Uint8Array>, kind: "exact" | "tails"): 
 
 function checkOffsets(offsets: Int32Array, postings: number): void {
   if (offsets[0] !== 0 || offsets[offsets.length - 1] !== postings) throw new SnapshotError("snapshot offsets inconsistent");
-  for (let i = 1; i < offsets.length; i++) if (offsets[i]! < offsets[i - 1]! || (offsets[i]! & 1) !== 0) throw new SnapshotError("snapshot offsets inconsistent");
+  for (let i = 1; i < offsets.length; i++) if (offsets[i]! < offsets[i - 1]!) throw new SnapshotError("snapshot offsets inconsistent");
 }
 
 function int32(bytes: Uint8Array, expected: number, what: string): Int32Array {
