@@ -77,11 +77,29 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   child.stderr!.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    process.kill(-child.pid!, "SIGTERM"); // the whole group: wrangler and its workerd
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
+    // Signal the whole process group (wrangler and its workerd) and wait until every member is gone:
+    // a workerd still flushing storage must not overlap a worker restarted on the same directory.
+    const group = -child.pid!;
+    const alive = () => {
+      try {
+        process.kill(group, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const gone = async (ms: number) => {
+      for (const until = Date.now() + ms; Date.now() < until; ) {
+        if (!alive()) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return !alive();
+    };
+    if (!alive()) return;
+    process.kill(group, "SIGTERM");
+    if (await gone(10_000)) return;
+    process.kill(group, "SIGKILL");
+    await gone(10_000);
   };
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {

@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     [
       "",
       "──────────────── tool-search is running ────────────────",
-      `  URL            ${base}   (API reference: ${base}/openapi.json)`,
+      `  URL            ${base}   (API reference: ${base}/docs, OpenAPI: ${base}/openapi.json)`,
       `  operator token ${operator.token}   (${operator.source})`,
       `  demo tenant    '${DEMO_TENANT}': ${demo.tools} tools on ${demo.servers} servers (demo/catalog)`,
       `  demo key       ${demo.key}   (scopes: search, write, admin; saved in .wrangler/demo-key)`,

@@ -62,7 +62,16 @@ export function toolInputSchemas(limits: Limits) {
       execution: dropped,
       ...service,
     })
-    .meta({ id: "McpToolInput", description: "An MCP tool (as in a tools/list result)" });
+    .meta({
+      id: "McpToolInput",
+      description: "An MCP tool (as in a tools/list result)",
+      example: {
+        server: "filesystem",
+        name: "read_file",
+        description: "Read the complete contents of a file",
+        inputSchema: { type: "object", properties: { path: { type: "string", description: "Path of the file" } }, required: ["path"] },
+      },
+    });
 
   const anthropic = z
     .strictObject({

@@ -31,6 +31,12 @@ export const LimitsSchema = z
     max_keys_per_tenant: z.number().int().min(1).default(100),
     /** Page size ceiling for listings. */
     max_page_size: z.number().int().min(1).default(500),
+    /** Lines per page of the deferred list (each at most ~1 KB). */
+    max_deferred_page: z.number().int().min(1).default(10_000),
+    /** Live sessions a tenant may hold (expired ones do not count). */
+    max_sessions_per_tenant: z.number().int().min(1).default(10_000),
+    /** Client tools in one session (setTools). */
+    max_session_tools: z.number().int().min(0).default(128),
   })
   .strict();
 

@@ -40,7 +40,18 @@ export const SettingsSchema = z
       .default({ min_tools: 30, min_pct: 5, min_tokens: 50_000 })
       .describe("When the plan endpoint turns tool search on"),
   })
-  .meta({ id: "TenantSettings" });
+  .meta({
+    id: "TenantSettings",
+    example: {
+      matching_threshold: null,
+      default_max_results: 5,
+      search_budget: 3,
+      session_ttl_seconds: 86_400,
+      default_defer: "auto",
+      field_weights: { name: 4 },
+      plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
+    },
+  });
 
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -57,7 +68,7 @@ export const SettingsPatchSchema = z
       .strictObject({ min_tools: z.number().int().min(0).optional(), min_pct: z.number().min(0).max(100).optional(), min_tokens: z.number().int().min(0).optional() })
       .optional(),
   })
-  .meta({ id: "TenantSettingsPatch" });
+  .meta({ id: "TenantSettingsPatch", example: { matching_threshold: 2, field_weights: { name: 4 }, search_budget: 5 } });
 
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 

@@ -143,6 +143,11 @@ export class CatalogRepo {
     this.sql.exec(`INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET defer_tools = excluded.defer_tools`, server, deferTools);
   }
 
+  /** The server's stored deferTools; null when the server is not in the catalog. */
+  serverDefer(server: string): Defer | null {
+    return (this.sql.exec<{ defer_tools: string }>(`SELECT defer_tools FROM servers WHERE name = ?`, server).toArray()[0]?.defer_tools as Defer | undefined) ?? null;
+  }
+
   serverExists(server: string): boolean {
     return this.sql.exec(`SELECT 1 FROM servers WHERE name = ?`, server).toArray().length > 0;
   }

@@ -43,6 +43,11 @@ export class IndexCache {
   }
 
   get(): ToolIndex {
+    return this.load(true);
+  }
+
+  /** The index, restored or rebuilt if not in memory; `announce` reports a rebuild to `onRebuilt`. */
+  private load(announce: boolean): ToolIndex {
     if (this.index) return this.index;
     const started = Date.now();
     const restored = this.restore();
@@ -53,7 +58,7 @@ export class IndexCache {
       tools: this.index.size,
       ms: Date.now() - started,
     };
-    if (!restored.index && this.index.size > 0) this.onRebuilt();
+    if (announce && !restored.index && this.index.size > 0) this.onRebuilt();
     return this.index;
   }
 
@@ -93,7 +98,8 @@ export class IndexCache {
    * a large catalog holds the index plus one chunk, not the index plus a copy of it.
    */
   writeSnapshot(): { bytes: number; chunks: number } {
-    const parts = this.get().snapshotParts();
+    // Loading here is for the snapshot being written: no need to ask for another one.
+    const parts = this.load(false).snapshotParts();
     this.sql.exec(`DELETE FROM snapshot_chunks`);
     let chunks = 0;
     let bytes = 0;

@@ -16,7 +16,7 @@ export type Scope = z.infer<typeof ScopeSchema>;
 export const TENANT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const KEY_PATTERN = /^tsk_([a-z0-9][a-z0-9-]{0,62})_([a-z0-9]{12})_([A-Za-z0-9]{40})$/;
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+export const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 export interface ParsedKey {
   tenant: string;
@@ -30,7 +30,7 @@ export function parseKey(token: string): ParsedKey | null {
 }
 
 /** Unbiased random characters from `alphabet` (rejection sampling over random bytes). */
-function randomString(length: number, alphabet: string): string {
+export function randomString(length: number, alphabet: string): string {
   const limit = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {

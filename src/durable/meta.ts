@@ -14,6 +14,10 @@ export class Meta {
     return Number(this.get(key) ?? 0);
   }
 
+  delete(key: string): void {
+    this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+  }
+
   set(key: string, value: string | number): void {
     this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, String(value));
   }

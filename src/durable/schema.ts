@@ -17,6 +17,24 @@ const MIGRATIONS: string[][] = [
     `CREATE INDEX tools_by_server ON tools (server, id)`,
     `CREATE TABLE snapshot_chunks (seq INTEGER PRIMARY KEY, data BLOB NOT NULL, crc INTEGER NOT NULL)`,
   ],
+  // Sessions (issue 3): state, activated tools, client tools; token counts cached per tool.
+  [
+    `CREATE TABLE sessions (
+       id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+       ttl_seconds INTEGER NOT NULL, budget_cap INTEGER, turn INTEGER NOT NULL DEFAULT 1,
+       turn_searches INTEGER NOT NULL DEFAULT 0, inline TEXT, deferred_tool_loading INTEGER NOT NULL DEFAULT 0,
+       tools_version INTEGER NOT NULL DEFAULT 0, fingerprint TEXT NOT NULL)`,
+    `CREATE INDEX sessions_by_expiry ON sessions (expires_at)`,
+    `CREATE TABLE session_activations (
+       session_id TEXT NOT NULL, tool_id TEXT NOT NULL, seq INTEGER NOT NULL, turn INTEGER NOT NULL,
+       PRIMARY KEY (session_id, tool_id)) WITHOUT ROWID`,
+    `CREATE INDEX activations_by_tool ON session_activations (tool_id)`,
+    `CREATE TABLE session_tools (
+       session_id TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, content TEXT NOT NULL,
+       PRIMARY KEY (session_id, position)) WITHOUT ROWID`,
+    `CREATE TABLE tool_tokens (id TEXT PRIMARY KEY, hash TEXT NOT NULL, definition INTEGER NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID`,
+    `CREATE INDEX tools_by_name ON tools (name)`,
+  ],
 ];
 
 export function migrate(sql: SqlStorage): void {

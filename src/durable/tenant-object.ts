@@ -7,7 +7,9 @@
  * crosses the RPC boundary intact; a throw means a bug and becomes a 500 without detail.
  */
 import { DurableObject } from "cloudflare:workers";
+import { canonicalJson } from "../catalog/json.ts";
 import { modelName } from "../catalog/render.ts";
+import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
 import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../config/settings.ts";
@@ -15,11 +17,21 @@ import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import type { Hit } from "../search/tool-index.ts";
+import { planActivation } from "../sessions/activation.ts";
+import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
+import type { DeferredLine } from "../sessions/deferred-list.ts";
+import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
+import { isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import type { SessionTool } from "../sessions/session-tools.ts";
+import { TOOL_SEARCH_NAME, type ListEntry } from "../sessions/tool-list.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
+import { CatalogViews, type TokenTotals } from "./catalog-views.ts";
 import { IndexCache, type LoadReport } from "./index-cache.ts";
-import { digestsEqual, generateKey, hashSecret, type Scope } from "./keys.ts";
+import { ALPHABET, digestsEqual, generateKey, hashSecret, randomString, type Scope } from "./keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate } from "./schema.ts";
+import { SessionService } from "./session-service.ts";
+import { SessionStore } from "./session-store.ts";
 
 export type Caller = { kind: "operator" } | { kind: "key"; keyId: string; secret: string };
 
@@ -51,6 +63,8 @@ export interface SearchInput {
   max_results?: number;
   threshold?: number;
   explain?: boolean;
+  /** Activate the results in this session and count the search against its turn budget. */
+  session_id?: string;
   /** Return the result rows too, so the caller can render definitions. */
   with_rows?: boolean;
 }
@@ -68,6 +82,10 @@ export interface SearchResultItem {
 
 export interface SearchOutput {
   results: SearchResultItem[];
+  /** Tool ids this search made callable in its session (not active before it). */
+  activated: string[];
+  /** The session's budget after this search (searches with a session only). */
+  budget?: Budget;
   threshold: number;
   message?: string;
   rows?: ToolRow[];
@@ -76,12 +94,41 @@ export interface SearchOutput {
 export interface CatalogInfo {
   revision: number;
   tools: number;
+  always_loaded: number;
+  deferred: number;
   servers: { name: string; defer_tools: Defer; tools: number }[];
+  tokens: TokenTotals["tokens"] & { tokenizer: string };
   index: LoadReport | null;
+}
+
+export interface SessionToolList {
+  session_id: string;
+  turn: number;
+  budget: Budget;
+  entries: ListEntry[];
+}
+
+export interface PlanRequest {
+  context_window: number;
+  min_tools?: number | undefined;
+  min_pct?: number | undefined;
+  min_tokens?: number | undefined;
+}
+
+export interface PlanOutput extends PlanDecision {
+  context_window: number;
+  thresholds: PlanThresholds;
+  /** Deferrable definitions as a share of the context window, in percent. */
+  share_pct: number;
+  tools: TokenTotals["tools"];
+  tokens: TokenTotals["tokens"] & { tool_search: number; with_search: number; saving: number };
+  tokenizer: string;
 }
 
 /** After a catalog change, the snapshot is rewritten this long after the last write (writes batch up). */
 const SNAPSHOT_DELAY_MS = 2_000;
+/** A planned alarm this far overdue is taken as lost and planned again. */
+const ALARM_OVERDUE_MS = 60_000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -90,8 +137,13 @@ export class TenantObject extends DurableObject<Env> {
   private readonly meta: Meta;
   private readonly repo: CatalogRepo;
   private readonly index: IndexCache;
+  private readonly views: CatalogViews;
+  private readonly sessions: SessionStore;
+  private readonly sessionService: SessionService;
   private readonly keys = new Map<string, KeyRecord | null>();
   private cachedSettings: Settings | null = null;
+  /** setTools calls, chained in the order they reach the object so that they apply in that order. */
+  private toolReplacements: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -100,6 +152,14 @@ export class TenantObject extends DurableObject<Env> {
     this.repo = new CatalogRepo(this.sql);
     // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
     this.index = new IndexCache(this.sql, this.repo, this.meta, () => void this.scheduleAlarm(Date.now() + SNAPSHOT_DELAY_MS));
+    this.views = new CatalogViews(this.sql, this.meta);
+    this.sessions = new SessionStore(this.sql);
+    this.sessionService = new SessionService(this.sessions, this.repo, this.views, {
+      settings: () => this.settings(),
+      limits: () => loadConfig(this.env).limits,
+      tenantId: () => this.tenantId(),
+      transaction: (work) => this.ctx.storage.transactionSync(work),
+    });
     void ctx.blockConcurrencyWhile(async () => migrate(this.sql));
   }
 
@@ -247,6 +307,7 @@ export class TenantObject extends DurableObject<Env> {
       let revision = 0;
       this.ctx.storage.transactionSync(() => {
         this.repo.deleteServer(server);
+        this.forgetTools(removals);
         revision = this.bumpRevision();
       });
       this.afterCatalogChange([], removals);
@@ -260,6 +321,7 @@ export class TenantObject extends DurableObject<Env> {
       let revision = 0;
       this.ctx.storage.transactionSync(() => {
         this.repo.deleteTools([id]);
+        this.forgetTools([id]);
         revision = this.bumpRevision();
       });
       this.afterCatalogChange([], [id]);
@@ -285,7 +347,9 @@ export class TenantObject extends DurableObject<Env> {
     if (clash.length > 0) {
       return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, { clashes: clash });
     }
-    const nothingChanges = changed.length === 0 && removals.length === 0 && (server?.deferTools ?? null) === null;
+    // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
+    const deferChanges = server?.deferTools != null && this.repo.serverDefer(server.server) !== server.deferTools;
+    const nothingChanges = changed.length === 0 && removals.length === 0 && !deferChanges;
     if (nothingChanges) {
       if (server) this.repo.ensureServers([server.server]);
       return ok({ revision: this.meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });
@@ -293,6 +357,7 @@ export class TenantObject extends DurableObject<Env> {
     let revision = 0;
     this.ctx.storage.transactionSync(() => {
       this.repo.deleteTools(removals);
+      this.forgetTools(removals);
       this.repo.writeTools(changed, this.meta.number("revision") + 1);
       this.repo.ensureServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
       if (server?.deferTools) this.repo.setServerDefer(server.server, server.deferTools);
@@ -319,6 +384,12 @@ export class TenantObject extends DurableObject<Env> {
     return clashes;
   }
 
+  /** Tools leaving the catalog leave every session's activated set and the token cache, in the caller's transaction. */
+  private forgetTools(ids: readonly string[]): void {
+    this.sessions.dropTools(ids);
+    this.views.forgetTools(ids);
+  }
+
   private bumpRevision(): number {
     const next = this.meta.number("revision") + 1;
     this.meta.set("revision", next);
@@ -330,15 +401,31 @@ export class TenantObject extends DurableObject<Env> {
     void this.scheduleAlarm(Date.now() + SNAPSHOT_DELAY_MS);
   }
 
-  /** One alarm serves every timed duty: it is moved earlier, never later. */
+  /**
+   * One alarm serves every timed duty (index snapshot, session expiry): it is moved earlier, never
+   * later. The planned time is kept in `meta` and decided synchronously, so two concurrent calls
+   * cannot interleave between reading and setting the alarm and leave the later time in place.
+   */
   private async scheduleAlarm(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    const planned = this.meta.get("alarm_at");
+    const current = planned === null || Number(planned) < Date.now() - ALARM_OVERDUE_MS ? null : Number(planned);
+    if (current !== null && current <= at) return;
+    this.meta.set("alarm_at", at);
+    await this.ctx.storage.setAlarm(at);
   }
 
-  /** Writes the index snapshot once writes have settled, so a cold start restores instead of rebuilding. */
+  /**
+   * Writes the index snapshot once writes have settled (a cold start then restores instead of
+   * rebuilding), ends expired sessions, and plans itself for the next session to expire.
+   * Alarms are delivered at least once: every step is safe to repeat.
+   */
   override async alarm(): Promise<void> {
-    if (this.tenantId() && this.index.needsSnapshot()) this.index.writeSnapshot();
+    this.meta.delete("alarm_at");
+    if (!this.tenantId()) return;
+    if (this.index.needsSnapshot()) this.index.writeSnapshot();
+    this.ctx.storage.transactionSync(() => this.sessions.deleteExpired(Date.now()));
+    const next = this.sessions.nextExpiry();
+    if (next !== null) await this.scheduleAlarm(next);
   }
 
   // ---- catalog reads ------------------------------------------------------------------------------
@@ -358,15 +445,90 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   async catalog(caller: Caller): Promise<Result<CatalogInfo>> {
-    return this.guarded(caller, "search", () =>
-      ok({ revision: this.meta.number("revision"), tools: this.repo.countTools(), servers: this.repo.servers(), index: this.index.lastLoad }),
-    );
+    return this.guarded(caller, "search", async () => {
+      const count = await tokenCounter();
+      const totals = this.ctx.storage.transactionSync(() => this.views.tokenTotals(count, this.settings().default_defer));
+      return ok({
+        revision: this.meta.number("revision"),
+        tools: totals.tools.total,
+        always_loaded: totals.tools.always_loaded,
+        deferred: totals.tools.deferred,
+        servers: this.repo.servers(),
+        tokens: { tokenizer: TOKENIZER, ...totals.tokens },
+        index: this.index.lastLoad,
+      });
+    });
+  }
+
+  /** A page of the compact deferred list (`server::tool: description`), by tool id. */
+  async deferredList(caller: Caller, options: { after?: string | undefined; server?: string | undefined; limit: number }): Promise<Result<{ revision: number; lines: DeferredLine[]; next: string | null }>> {
+    return this.guarded(caller, "search", () => ok({ revision: this.meta.number("revision"), ...this.views.deferredPage(this.settings().default_defer, options) }));
+  }
+
+  /** Whether tool search pays off for this catalog and a context window, with the token figures behind the answer. */
+  async plan(caller: Caller, request: PlanRequest): Promise<Result<PlanOutput>> {
+    return this.guarded(caller, "search", async () => {
+      const count = await tokenCounter();
+      const settings = this.settings();
+      const totals = this.ctx.storage.transactionSync(() => this.views.tokenTotals(count, settings.default_defer));
+      const thresholds: PlanThresholds = {
+        min_tools: request.min_tools ?? settings.plan.min_tools,
+        min_pct: request.min_pct ?? settings.plan.min_pct,
+        min_tokens: request.min_tokens ?? settings.plan.min_tokens,
+      };
+      const search = this.sessionService.toolSearchTool(settings.search_budget);
+      const toolSearch = count(definitionText(search, TOOL_SEARCH_NAME));
+      const withSearch = totals.tokens.always_loaded + toolSearch + totals.tokens.deferred_list;
+      const decision = decidePlan({ contextWindow: request.context_window, deferredTools: totals.tools.deferred, deferredTokens: totals.tokens.deferred_definitions }, thresholds);
+      return ok({
+        ...decision,
+        context_window: request.context_window,
+        thresholds,
+        share_pct: round((totals.tokens.deferred_definitions / request.context_window) * 100),
+        tools: totals.tools,
+        tokens: { ...totals.tokens, tool_search: toolSearch, with_search: withSearch, saving: totals.tokens.catalog - withSearch },
+        tokenizer: TOKENIZER,
+      });
+    });
+  }
+
+  /** Authorisation only, for routes that compute in the Worker but must still be a tenant's caller. */
+  async access(caller: Caller, scope: Scope): Promise<Result<null>> {
+    return this.guarded(caller, scope, () => ok(null));
   }
 
   // ---- search -------------------------------------------------------------------------------------
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
-    return this.guarded(caller, "search", () => this.runSearch(input));
+    return this.guarded(caller, "search", () => (input.session_id === undefined ? this.runSearch(input) : this.sessionSearch(input.session_id, input)));
+  }
+
+  /**
+   * A search inside a session. Everything from the budget check to the activation happens with
+   * no await in between and in one storage transaction: concurrent searches run one at a time,
+   * so a budget of 3 lets exactly 3 run, and the tools found are active before the answer leaves.
+   */
+  private sessionSearch(sessionId: string, input: SearchInput): Result<SearchOutput> {
+    const now = Date.now();
+    const session = this.sessionService.live(sessionId, now);
+    if (!session) return this.sessionService.notFound(sessionId);
+    const cap = this.sessionService.cap(session);
+    if (isExhausted(session.turnSearches, cap)) return { ok: false, error: budgetExhausted(cap) };
+    return this.ctx.storage.transactionSync((): Result<SearchOutput> => {
+      const result = this.runSearch(input);
+      this.sessions.countSearch(session.id);
+      this.sessionService.touch(session, now);
+      const spent = budget(session.turnSearches + 1, cap);
+      if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
+      const always = new Set(this.sessionService.alwaysLoaded(session).ids);
+      const plan = planActivation(
+        result.value.results.map((r) => r.tool_id),
+        new Set(this.sessions.activated(session.id)),
+        always,
+      );
+      this.sessions.activate(session.id, plan.record, session.turn);
+      return ok({ ...result.value, activated: plan.newlyActive, budget: spent });
+    });
   }
 
   private bm25f(): Bm25fParams {
@@ -385,7 +547,7 @@ export class TenantObject extends DurableObject<Env> {
     if (input.tool_id !== undefined) {
       const row = this.repo.getTool(input.tool_id);
       if (!row) return this.unknownTool(input.tool_id);
-      return ok({ results: [{ ...this.summary(row), score: null, match: "tool-id" }], threshold, ...(input.with_rows ? { rows: [row] } : {}) });
+      return ok({ results: [{ ...this.summary(row), score: null, match: "tool-id" }], activated: [], threshold, ...(input.with_rows ? { rows: [row] } : {}) });
     }
 
     const query = input.query!;
@@ -411,7 +573,125 @@ export class TenantObject extends DurableObject<Env> {
         ? `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
           `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`
         : undefined;
-    return ok({ results, threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
+    return ok({ results, activated: [], threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
+  }
+
+  // ---- sessions -----------------------------------------------------------------------------------
+
+  /**
+   * Creates a session. Creating it again with the same options (a retried request) answers the
+   * existing session with `created: false`; the same id with other options is a conflict.
+   */
+  async createSession(caller: Caller, options: SessionOptions, tools: SessionTool[] | null): Promise<Result<{ created: boolean; session: SessionView }>> {
+    return this.guarded(caller, "search", async (): Promise<Result<{ created: boolean; session: SessionView }>> => {
+      const now = Date.now();
+      const settings = this.settings();
+      const id = options.session_id ?? `ses_${randomString(24, ALPHABET)}`;
+      const { session_id: _, ...rest } = options;
+      const fingerprint = canonicalJson({ ...rest, tools });
+      const existing = this.sessions.get(id);
+      if (existing && !isExpired(existing, now)) {
+        if (existing.fingerprint !== fingerprint) {
+          return fail("conflict", `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`);
+        }
+        this.sessionService.touch(existing, now);
+        return ok({ created: false, session: this.sessionService.view(existing) });
+      }
+      const limit = loadConfig(this.env).limits.max_sessions_per_tenant;
+      const live = this.sessions.countLive(now);
+      if (live >= limit) {
+        return fail("conflict", `This tenant has ${live} live sessions; the limit is ${limit}. DELETE sessions that have ended, or lower session_ttl_seconds.`);
+      }
+      const clash = tools ? this.sessionService.clashes(tools) : null;
+      if (clash) return clash;
+      const ttlSeconds = options.ttl_seconds ?? settings.session_ttl_seconds;
+      const session: SessionRecord = {
+        id,
+        createdAt: now,
+        expiresAt: now + ttlSeconds * 1000,
+        ttlSeconds,
+        budgetCap: options.budget_cap ?? null,
+        turn: 1,
+        turnSearches: 0,
+        inline: options.inline ?? null,
+        deferredToolLoading: options.deferred_tool_loading ?? false,
+        toolsVersion: 0,
+      };
+      this.ctx.storage.transactionSync(() => {
+        if (existing) this.sessions.delete(id); // expired, not yet swept
+        this.sessions.insert(session, fingerprint);
+        if (tools) session.toolsVersion = this.sessions.replaceTools(id, tools);
+      });
+      await this.scheduleAlarm(session.expiresAt);
+      return ok({ created: true, session: this.sessionService.view(session) });
+    });
+  }
+
+  async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
+    return this.guarded(caller, "search", () => this.sessionService.with(sessionId, (session) => ok(this.sessionService.view(session))));
+  }
+
+  async deleteSession(caller: Caller, sessionId: string): Promise<Result<null>> {
+    return this.guarded(caller, "search", () => {
+      if (!this.sessionService.live(sessionId, Date.now())) return this.sessionService.notFound(sessionId);
+      this.ctx.storage.transactionSync(() => this.sessions.delete(sessionId));
+      return ok(null);
+    });
+  }
+
+  /** Starts the next turn: the search count starts again from 0. */
+  async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
+    return this.guarded(caller, "search", () =>
+      this.sessionService.with(sessionId, (session) => {
+        const step = turnStep(session.turn, requested);
+        if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
+        if (step.kind === "advance") {
+          this.sessions.startTurn(session.id);
+          session.turn += 1;
+          session.turnSearches = 0;
+        }
+        return ok(this.sessionService.view(session));
+      }),
+    );
+  }
+
+  /**
+   * Replaces the session's client tools as one step (setTools). Calls are chained in the order
+   * they reach this object, so concurrent replacements apply one at a time, in that order; each
+   * answer carries the `tools_version` it produced.
+   */
+  async setSessionTools(caller: Caller, sessionId: string, tools: SessionTool[]): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
+    const run = this.toolReplacements.then(() =>
+      this.guarded(caller, "search", () =>
+        this.sessionService.with(sessionId, (session) => {
+          const clash = this.sessionService.clashes(tools);
+          if (clash) return clash;
+          const version = this.sessions.replaceTools(session.id, tools);
+          return ok({ session_id: session.id, tools_version: version, tools: tools.map((t) => t.name) });
+        }),
+      ),
+    );
+    this.toolReplacements = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The definitions to send with the session's next model request, in their stable order. */
+  async sessionToolList(caller: Caller, sessionId: string): Promise<Result<SessionToolList>> {
+    return this.guarded(caller, "search", () =>
+      this.sessionService.with(sessionId, (session) => {
+        const entries = this.sessionService.toolList(session);
+        return ok({ session_id: session.id, turn: session.turn, budget: budget(session.turnSearches, this.sessionService.cap(session)), entries });
+      }),
+    );
+  }
+
+  /**
+   * The definition of a tool the model called, when it is active in the session (in its tool
+   * list); otherwise 409 tool-not-active with the rescue message. `name` may be the model-facing
+   * name, a tool id or a bare tool name (which must then pick out one active tool).
+   */
+  async resolve(caller: Caller, sessionId: string, name: string): Promise<Result<ListEntry>> {
+    return this.guarded(caller, "search", () => this.sessionService.with(sessionId, (session) => this.sessionService.resolve(session, name)));
   }
 
   private summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {

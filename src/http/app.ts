@@ -3,6 +3,7 @@
  * document. Built once per configuration; the Worker entry point only forwards requests.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../durable/keys.ts";
@@ -10,7 +11,9 @@ import { callerFor, isCaller, requireOperator } from "./auth.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
+import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
+import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 
 export const API_VERSION = "1.0.0";
@@ -56,6 +59,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerTenantRoutes(app);
   registerCatalogRoutes(app, config);
   registerSearchRoutes(app, config);
+  registerSessionRoutes(app, config);
+  registerPlanningRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -70,6 +75,19 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       description: "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
     },
   });
+  // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN
+  // (jsDelivr) when the page is viewed. Nothing else leaves the page: no fonts, telemetry or agent.
+  app.get(
+    "/docs",
+    Scalar({
+      url: "/openapi.json",
+      pageTitle: "tool-search API reference",
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      showDeveloperTools: "never",
+    }),
+  );
   return app;
 }
 

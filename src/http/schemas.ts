@@ -3,6 +3,7 @@
  * the OpenAPI document and give the TypeScript types the Durable Object is called with.
  */
 import { z } from "zod";
+import { schemasFor } from "../catalog/batch.ts";
 import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
 import { OutputFormatSchema } from "../catalog/render.ts";
 import type { Limits } from "../config/limits.ts";
@@ -10,6 +11,7 @@ import { SettingsSchema } from "../config/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { ScopeSchema, TENANT_ID } from "../durable/keys.ts";
+import { SessionIdSchema } from "../sessions/session.ts";
 
 export const ErrorSchema = z
   .looseObject({
@@ -24,8 +26,10 @@ export const TenantIdSchema = z.string().regex(TENANT_ID, "tenant ids are 1-63 c
 
 export const CreateTenantSchema = z
   .strictObject({ id: TenantIdSchema, settings: SettingsSchema.partial().optional() })
-  .meta({ id: "CreateTenant" });
-export const TenantSchema = z.object({ id: z.string(), created_at: z.string(), settings: SettingsSchema }).meta({ id: "Tenant" });
+  .meta({ id: "CreateTenant", example: { id: "acme", settings: { default_max_results: 8 } } });
+export const TenantSchema = z
+  .object({ id: z.string(), created_at: z.string(), settings: SettingsSchema })
+  .meta({ id: "Tenant", example: { id: "acme", created_at: "2026-11-29T12:00:00.000Z", settings: SettingsSchema.parse({ default_max_results: 8 }) } });
 
 export const CreateKeySchema = z
   .strictObject({
@@ -41,10 +45,51 @@ export const KeyInfoSchema = z
     created_at: z.string(),
     revoked_at: z.string().nullable(),
   })
-  .meta({ id: "KeyInfo" });
-export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({ id: "CreatedKey" });
+  .meta({
+    id: "KeyInfo",
+    example: { id: "k3x9q2mzt7ab", scopes: ["search", "write"], label: "agent backend", created_at: "2026-11-29T12:00:00.000Z", revoked_at: null },
+  });
+export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
+export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({
+  id: "CreatedKey",
+  example: {
+    id: "k3x9q2mzt7ab",
+    key: "tsk_acme_k3x9q2mzt7ab_Zq8v0Lr3Xo5Tn7Wc2Ye4Ub6Mi1Pa9Sd3Fg5Hj7Kl0",
+    scopes: ["search", "write"],
+    label: "agent backend",
+    created_at: "2026-11-29T12:00:00.000Z",
+    revoked_at: null,
+  },
+});
 
 // ---- catalog ------------------------------------------------------------------------------------
+
+const EXAMPLE_TOOL = {
+  name: "list_issues",
+  description: "List issues in a GitHub repository, filtered by state and labels",
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string", description: "owner/name" }, state: { type: "string", enum: ["open", "closed", "all"] } },
+    required: ["repo"],
+  },
+};
+
+/** POST .../tools: a batch of tools in any accepted format, each naming its server. */
+export function toolBatchBodySchema(limits: Limits) {
+  return z
+    .strictObject({ tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`") })
+    .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
+}
+
+/** PUT .../servers/{server}/tools: the server's whole new set; items may omit `server`. */
+export function serverToolsBodySchema(limits: Limits) {
+  return z
+    .strictObject({
+      tools: z.array(schemasFor(limits).any).describe("The server's tools in any accepted format; `server` may be omitted"),
+      defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
+    })
+    .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
+}
 
 export const ToolBatchResultSchema = z
   .object({
@@ -54,7 +99,17 @@ export const ToolBatchResultSchema = z
     unchanged: z.number().int().describe("Tools whose content hash matched: not rewritten, not re-indexed"),
     removed: z.number().int(),
   })
-  .meta({ id: "ToolBatchResult" });
+  .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+
+const EXAMPLE_SUMMARY = {
+  tool_id: "github::list_issues",
+  server: "github",
+  name: "list_issues",
+  model_name: "github__list_issues",
+  title: null,
+  description: EXAMPLE_TOOL.description,
+  defer: null,
+};
 
 export const ToolSummarySchema = z
   .object({
@@ -66,11 +121,11 @@ export const ToolSummarySchema = z
     description: z.string(),
     defer: DeferSchema.nullable().describe("The tool's own declaration; null inherits"),
   })
-  .meta({ id: "ToolSummary" });
+  .meta({ id: "ToolSummary", example: EXAMPLE_SUMMARY });
 
 export const ToolPageSchema = z
   .object({ tools: z.array(ToolSummarySchema), next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end") })
-  .meta({ id: "ToolPage" });
+  .meta({ id: "ToolPage", example: { tools: [EXAMPLE_SUMMARY], next_cursor: "Z2l0aHViOjpsaXN0X2lzc3Vlcw" } });
 
 export function listToolsQuerySchema(limits: Limits) {
   return z.object({
@@ -86,19 +141,54 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
   hash: z.string().describe("SHA-256 of the tool's content"),
   keywords: z.array(z.string()),
   definition: z.record(z.string(), z.unknown()).describe("The definition in the requested format"),
-}).meta({ id: "ToolDetail" });
+}).meta({
+  id: "ToolDetail",
+  example: {
+    ...EXAMPLE_SUMMARY,
+    hash: "9f2c4e1b7a0d3f5e8c6b2a1d0e9f8c7b6a5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
+    keywords: [],
+    definition: { name: "github__list_issues", description: EXAMPLE_TOOL.description, inputSchema: EXAMPLE_TOOL.inputSchema },
+  },
+});
+
+export const TokenFiguresSchema = z
+  .object({
+    tokenizer: z.string().describe("The BPE encoding counted with (cl100k_base; see README: token counts)"),
+    catalog: z.number().int().describe("All definitions (name, description, parameter schema as JSON)"),
+    always_loaded: z.number().int().describe("Definitions of the always-loaded tools"),
+    deferred_definitions: z.number().int().describe("Definitions of the deferred tools: what tool search keeps out of the context"),
+    deferred_list: z.number().int().describe("The compact deferred list (one line per deferred tool)"),
+  })
+  .meta({ id: "TokenFigures" });
 
 export const CatalogSchema = z
   .object({
     revision: z.number().int(),
     tools: z.number().int(),
+    always_loaded: z.number().int().describe("Tools always in the model's tool list (defer / defer_tools / default_defer \"never\")"),
+    deferred: z.number().int().describe("Tools reached through tool_search"),
     servers: z.array(z.object({ name: z.string(), defer_tools: DeferSchema, tools: z.number().int() })),
+    tokens: TokenFiguresSchema,
     index: z
       .object({ source: z.enum(["snapshot", "rebuild"]), reason: z.string().optional(), tools: z.number().int(), ms: z.number() })
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
   })
-  .meta({ id: "Catalog" });
+  .meta({
+    id: "Catalog",
+    example: {
+      revision: 14,
+      tools: 22,
+      always_loaded: 10,
+      deferred: 12,
+      servers: [
+        { name: "filesystem", defer_tools: "never", tools: 10 },
+        { name: "github", defer_tools: "auto", tools: 12 },
+      ],
+      tokens: { tokenizer: "cl100k_base", catalog: 2310, always_loaded: 724, deferred_definitions: 1586, deferred_list: 402 },
+      index: { source: "snapshot", tools: 22, ms: 3 },
+    },
+  });
 
 // ---- search -------------------------------------------------------------------------------------
 
@@ -111,6 +201,9 @@ export function searchRequestSchema(limits: Limits) {
       threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
       format: OutputFormatSchema.optional().describe("Include each result's full definition in this format"),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
+      session_id: SessionIdSchema.optional().describe(
+        "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
+      ),
     })
     .refine((r) => (r.tool_id === undefined) !== (r.query === undefined), {
       message: "give exactly one of tool_id (an exact id like 'server::name') or query (keywords)",
@@ -125,6 +218,16 @@ const TermExplanationSchema = z.object({
   tf: z.partialRecord(z.enum(FIELDS), z.number()),
   score: z.number(),
 });
+
+const EXAMPLE_RESULT = {
+  tool_id: "filesystem::read_file",
+  server: "filesystem",
+  name: "read_file",
+  model_name: "filesystem__read_file",
+  description: "Read the complete contents of a file from the file system",
+  score: 9.0396,
+  match: "terms",
+};
 
 export const SearchResultSchema = z
   .object({
@@ -143,13 +246,24 @@ export const SearchResultSchema = z
       })
       .optional(),
   })
-  .meta({ id: "SearchResult" });
+  .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
+
+export const BudgetSchema = z
+  .object({
+    used: z.number().int().describe("Searches run in the current turn"),
+    cap: z.number().int().describe("Searches allowed per turn"),
+    remaining: z.number().int(),
+  })
+  .meta({ id: "Budget" });
 
 export const SearchResponseSchema = z
   .object({
     results: z.array(SearchResultSchema),
-    activated: z.array(z.string()).describe("Tool ids this search activated in the session"),
+    activated: z
+      .array(z.string())
+      .describe("Tool ids this search made callable in its session (the results that were neither activated before nor always loaded); empty without session_id"),
+    budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
     message: z.string().optional().describe("Present when nothing matched: says so plainly"),
   })
-  .meta({ id: "SearchResponse" });
+  .meta({ id: "SearchResponse", example: { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 } });

@@ -148,16 +148,24 @@ describe("index snapshot across evictions", () => {
     await expectSnapshotRewritten(stub, tenant, key, before);
   });
 
-  it("rebuilds when the snapshot is older than the catalog, and a write schedules a fresh one", async () => {
+  it("rebuilds when the snapshot is older than the catalog revision", async () => {
+    const { tenant, key, stub, before } = await snapshotted();
+    await runInDurableObject(stub, (_o, state) => {
+      // As if the catalog had changed after the snapshot was written (and the rewrite had not run).
+      sqlOf(state).exec(`UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'snapshot_revision'`);
+    });
+    await evictDurableObject(stub);
+    expect(await answers(tenant, key)).toEqual(before);
+    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot is older than the catalog or index version" });
+    await expectSnapshotRewritten(stub, tenant, key, before);
+  });
+
+  it("serves a write made after the snapshot from rows until the snapshot is rewritten", async () => {
     const { tenant, key, stub } = await snapshotted();
     const more = await upsert(tenant, key, [{ server: "fs", ...mcpTool("delete_file", "Delete a file from disk") }]);
     expect(more.status, more.text).toBe(200);
     const after = await answers(tenant, key);
-    // Cancel the snapshot rewrite the write scheduled: the stored snapshot stays a revision behind.
-    await runInDurableObject(stub, (_o, state) => state.storage.deleteAlarm());
-    await evictDurableObject(stub);
-    expect(await answers(tenant, key)).toEqual(after);
-    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot is older than the catalog or index version" });
+    expect(after.flat(2)).toContain("fs::delete_file");
     await expectSnapshotRewritten(stub, tenant, key, after);
   });
 });

@@ -24,7 +24,8 @@ describe("a full restart of the local runtime", () => {
     const first = await startLocalWorker();
     running.push(first);
     const op = first.adminToken;
-    expect((await api(first, op, "POST", "/v1/tenants", { id: "restart" })).status).toBe(201);
+    const tenant = await api(first, op, "POST", "/v1/tenants", { id: "restart" });
+    expect(tenant.status, JSON.stringify(tenant.json)).toBe(201);
     const key = (await api(first, op, "POST", "/v1/tenants/restart/keys", { scopes: ["search", "write"] })).json.key as string;
     const tools = Array.from({ length: 50 }, (_, i) => ({
       server: i % 2 ? "alpha" : "beta",
@@ -33,15 +34,15 @@ describe("a full restart of the local runtime", () => {
       inputSchema: { type: "object", properties: {} },
     }));
     const up = await api(first, key, "POST", "/v1/tenants/restart/tools", { tools });
-    expect(up.status).toBe(200);
+    expect(up.status, JSON.stringify(up.json)).toBe(200);
     await first.stop();
 
     const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
     running.push(second);
     const catalog = await api(second, key, "GET", "/v1/tenants/restart/catalog");
-    expect(catalog.status).toBe(200);
+    expect(catalog.status, JSON.stringify(catalog.json)).toBe(200);
     expect(catalog.json).toMatchObject({ revision: up.json.revision, tools: 50 });
     const found = await api(second, key, "POST", "/v1/tenants/restart/search", { query: "translate document" });
-    expect(found.json.results[0].tool_id).toBe("alpha::tool_17");
+    expect(found.json.results?.[0]?.tool_id, JSON.stringify(found.json)).toBe("alpha::tool_17");
   });
 });

@@ -135,6 +135,16 @@ describe("revisions and unchanged tools", () => {
     const reordered = [{ inputSchema: { properties: {}, type: "object" }, description: "Alpha", name: "a", server: "s" }];
     expect((await upsert(tenant, key, reordered)).body).toMatchObject({ revision: 2, unchanged: 1 });
   });
+
+  it("keeps the revision when a replacement re-sends the same tools and deferTools", async () => {
+    const { tenant, key } = await tenantWithKey();
+    const put = (defer_tools: string) =>
+      call("PUT", `/v1/tenants/${tenant}/servers/s/tools`, { token: key, body: { tools: [mcpTool("a", "Alpha")], defer_tools } });
+    expect((await put("never")).body).toMatchObject({ revision: 1, added: 1 });
+    expect((await put("never")).body).toMatchObject({ revision: 1, unchanged: 1 });
+    expect((await put("auto")).body).toMatchObject({ revision: 2, unchanged: 1 });
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body.servers).toEqual([{ name: "s", defer_tools: "auto", tools: 1 }]);
+  });
 });
 
 describe("replace a server's tools (setTools)", () => {

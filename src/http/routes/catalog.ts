@@ -9,9 +9,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
-import { parseToolBatch, schemasFor, type ItemError } from "../../catalog/batch.ts";
+import { parseToolBatch, type ItemError } from "../../catalog/batch.ts";
 import { modelName, renderDefinition } from "../../catalog/render.ts";
-import { DeferSchema, ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
+import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiFailure, errorBody, expectOk, refuse } from "../errors.ts";
@@ -20,7 +20,9 @@ import {
   CatalogSchema,
   FormatQuerySchema,
   listToolsQuerySchema,
+  serverToolsBodySchema,
   TenantIdSchema,
+  toolBatchBodySchema,
   ToolBatchResultSchema,
   ToolDetailSchema,
   ToolPageSchema,
@@ -32,13 +34,6 @@ const serverParam = tenantParam.extend({ server: ServerNameSchema });
 const toolParam = tenantParam.extend({ tool_id: z.string().min(1).max(260).meta({ example: "github::list_issues" }) });
 
 const NDJSON = "application/x-ndjson";
-
-function batchBodySchema(config: ServiceConfig, withDefer: boolean) {
-  const tools = z.array(schemasFor(config.limits).any).describe("Tools in any accepted format");
-  return withDefer
-    ? z.strictObject({ tools, defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed") })
-    : z.strictObject({ tools });
-}
 
 /** Reads `{tools:[...]}` (JSON) or one tool per line (NDJSON) into raw items, refusing anything else clearly. */
 async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
@@ -134,7 +129,11 @@ const getCatalog = createRoute({
   method: "get",
   path: "/v1/tenants/{tenant}/catalog",
   tags: ["catalog"],
-  summary: "Catalog revision, tool counts per server, index state (search scope)",
+  summary: "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
+  description:
+    "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
+    "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
+    "or changed tools are tokenized.",
   security: BEARER,
   request: { params: tenantParam },
   responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
@@ -157,7 +156,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       body: {
         required: true,
         content: {
-          "application/json": { schema: batchBodySchema(config, false) },
+          "application/json": { schema: toolBatchBodySchema(config.limits) },
           [NDJSON]: { schema: z.string().describe("One tool object per line") },
         },
       },
@@ -178,7 +177,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "After the call the server holds exactly these tools; an empty list removes them all. A rejected replacement " +
       "leaves the previous set in place. `defer_tools: \"never\"` keeps every tool of the server always loaded.",
     security: BEARER,
-    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: batchBodySchema(config, true) } } } },
+    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: serverToolsBodySchema(config.limits) } } } },
     responses: { 200: jsonContent(ToolBatchResultSchema, "Replaced"), ...batchErrors },
   });
   app.put("/v1/tenants/:tenant/servers/:server/tools", async (c) => {
@@ -225,12 +224,12 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
   });
 }
 
-function encodeCursor(id: string): string {
+export function encodeCursor(id: string): string {
   return btoa(String.fromCharCode(...new TextEncoder().encode(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The id a cursor stands for; null when it is not a cursor this API made. */
-function decodeCursor(cursor: string): string | null {
+export function decodeCursor(cursor: string): string | null {
   try {
     const bytes = Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
     const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -17,10 +17,15 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
     description:
       "A query that is exactly a tool's name (or the tail of a namespaced name, or `server::name`, `mcp__server__name`) " +
       "returns that tool first. Other hits are ranked by BM25F and kept when their score reaches the threshold. When " +
-      "nothing does, the answer is 200 with empty `results` and a `message` saying so. Ties are broken by tool_id.",
+      "nothing does, the answer is 200 with empty `results` and a `message` saying so. Ties are broken by tool_id. " +
+      "With `session_id`, the search counts against the session's per-turn budget (every search that runs counts, " +
+      "`tool_id` lookups and searches that find nothing included); once the budget is spent the search does not run and " +
+      'the answer is 429 `{"error":"search-budget-exhausted","budgetCap":3,"message":...}`. The results are activated in ' +
+      "the session in the same storage transaction that answers, so they are callable in the very next step; `activated` " +
+      "lists the ones that were not active before.",
     security: BEARER,
     request: { params: z.object({ tenant: TenantIdSchema }), body: jsonBody(searchRequestSchema(config.limits)) },
-    responses: { 200: jsonContent(SearchResponseSchema, "Results"), ...errorResponses("forbidden", "not-found") },
+    responses: { 200: jsonContent(SearchResponseSchema, "Results"), ...errorResponses("forbidden", "not-found", "search-budget-exhausted") },
   });
 
   app.openapi(route, async (c) => {
@@ -33,7 +38,6 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
           const row = byId.get(res.tool_id);
           return format && row ? { ...res, definition: renderDefinition(row, format) } : res;
         }),
-        activated: [],
         ...rest,
       },
       200,

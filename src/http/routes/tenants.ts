@@ -5,7 +5,7 @@ import { SettingsPatchSchema, SettingsSchema } from "../../config/settings.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
 import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { CreatedKeySchema, CreateKeySchema, CreateTenantSchema, KeyInfoSchema, TenantIdSchema, TenantSchema } from "../schemas.ts";
+import { CreatedKeySchema, CreateKeySchema, CreateTenantSchema, KeyListSchema, TenantIdSchema, TenantSchema } from "../schemas.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
 
@@ -36,7 +36,7 @@ const listKeys = createRoute({
   summary: "List API keys, without secrets (admin scope)",
   security: BEARER,
   request: { params: tenantParam },
-  responses: { 200: jsonContent(z.object({ keys: z.array(KeyInfoSchema) }), "The keys"), ...errorResponses("forbidden", "not-found") },
+  responses: { 200: jsonContent(KeyListSchema, "The keys"), ...errorResponses("forbidden", "not-found") },
 });
 
 const revokeKey = createRoute({

@@ -1,0 +1,164 @@
+/**
+ * SQL for sessions: their state, the tools searches activated in them and their client tools.
+ * Callers run these inside the tenant object's transactions; nothing here decides a rule
+ * (those live in src/sessions/).
+ */
+import type { SessionRecord } from "../sessions/session.ts";
+import type { SessionTool } from "../sessions/session-tools.ts";
+
+interface SessionSql {
+  id: string;
+  created_at: number;
+  expires_at: number;
+  ttl_seconds: number;
+  budget_cap: number | null;
+  turn: number;
+  turn_searches: number;
+  inline: string | null;
+  deferred_tool_loading: number;
+  tools_version: number;
+  fingerprint: string;
+  [key: string]: SqlStorageValue;
+}
+
+function fromSql(r: SessionSql): SessionRecord & { fingerprint: string } {
+  return {
+    id: r.id,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    ttlSeconds: r.ttl_seconds,
+    budgetCap: r.budget_cap,
+    turn: r.turn,
+    turnSearches: r.turn_searches,
+    inline: r.inline === null ? null : (JSON.parse(r.inline) as string[]),
+    deferredToolLoading: r.deferred_tool_loading === 1,
+    toolsVersion: r.tools_version,
+    fingerprint: r.fingerprint,
+  };
+}
+
+/** SQLite in Durable Objects binds at most 100 parameters per statement. */
+const IN_CHUNK = 90;
+
+export class SessionStore {
+  private readonly sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.sql = sql;
+  }
+
+  get(id: string): (SessionRecord & { fingerprint: string }) | null {
+    const r = this.sql.exec<SessionSql>(`SELECT * FROM sessions WHERE id = ?`, id).toArray()[0];
+    return r ? fromSql(r) : null;
+  }
+
+  insert(s: SessionRecord, fingerprint: string): void {
+    this.sql.exec(
+      `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline, deferred_tool_loading, tools_version, fingerprint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      s.id,
+      s.createdAt,
+      s.expiresAt,
+      s.ttlSeconds,
+      s.budgetCap,
+      s.turn,
+      s.turnSearches,
+      s.inline === null ? null : JSON.stringify(s.inline),
+      s.deferredToolLoading ? 1 : 0,
+      s.toolsVersion,
+      fingerprint,
+    );
+  }
+
+  /** Live sessions (not yet past their expiry). */
+  countLive(now: number): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions WHERE expires_at > ?`, now).one().n;
+  }
+
+  touch(id: string, expiresAt: number): void {
+    this.sql.exec(`UPDATE sessions SET expires_at = ? WHERE id = ?`, expiresAt, id);
+  }
+
+  countSearch(id: string): void {
+    this.sql.exec(`UPDATE sessions SET turn_searches = turn_searches + 1 WHERE id = ?`, id);
+  }
+
+  startTurn(id: string): void {
+    this.sql.exec(`UPDATE sessions SET turn = turn + 1, turn_searches = 0 WHERE id = ?`, id);
+  }
+
+  delete(id: string): void {
+    this.sql.exec(`DELETE FROM session_activations WHERE session_id = ?`, id);
+    this.sql.exec(`DELETE FROM session_tools WHERE session_id = ?`, id);
+    this.sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
+  }
+
+  /** Removes every session past its expiry; returns how many. Safe to repeat. */
+  deleteExpired(now: number): number {
+    const expired = `SELECT id FROM sessions WHERE expires_at <= ?`;
+    this.sql.exec(`DELETE FROM session_activations WHERE session_id IN (${expired})`, now);
+    this.sql.exec(`DELETE FROM session_tools WHERE session_id IN (${expired})`, now);
+    return this.sql.exec(`DELETE FROM sessions WHERE expires_at <= ?`, now).rowsWritten;
+  }
+
+  /** The earliest expiry of any session, or null when there are none. */
+  nextExpiry(): number | null {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(expires_at) AS at FROM sessions`).one().at;
+  }
+
+  // ---- activated tools ----------------------------------------------------------------------------
+
+  /** Tool ids activated in the session, in activation order. */
+  activated(id: string): string[] {
+    return this.sql
+      .exec<{ tool_id: string }>(`SELECT tool_id FROM session_activations WHERE session_id = ? ORDER BY seq`, id)
+      .toArray()
+      .map((r) => r.tool_id);
+  }
+
+  isActivated(id: string, toolId: string): boolean {
+    return this.sql.exec(`SELECT 1 FROM session_activations WHERE session_id = ? AND tool_id = ?`, id, toolId).toArray().length > 0;
+  }
+
+  /** Appends tools to the session's activated set, after everything activated before. */
+  activate(id: string, toolIds: readonly string[], turn: number): void {
+    if (toolIds.length === 0) return;
+    let seq = this.sql.exec<{ seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM session_activations WHERE session_id = ?`, id).one().seq;
+    for (const toolId of toolIds) {
+      seq += 1;
+      this.sql.exec(`INSERT OR IGNORE INTO session_activations (session_id, tool_id, seq, turn) VALUES (?, ?, ?, ?)`, id, toolId, seq, turn);
+    }
+  }
+
+  /** Drops tools that left the catalog from every session (same transaction as the catalog write). */
+  dropTools(toolIds: readonly string[]): void {
+    for (let i = 0; i < toolIds.length; i += IN_CHUNK) {
+      const part = toolIds.slice(i, i + IN_CHUNK);
+      this.sql.exec(`DELETE FROM session_activations WHERE tool_id IN (${part.map(() => "?").join(", ")})`, ...part);
+    }
+  }
+
+  // ---- client tools -------------------------------------------------------------------------------
+
+  tools(id: string): SessionTool[] {
+    return this.sql
+      .exec<{ content: string }>(`SELECT content FROM session_tools WHERE session_id = ? ORDER BY position`, id)
+      .toArray()
+      .map((r) => JSON.parse(r.content) as SessionTool);
+  }
+
+  toolNames(id: string): string[] {
+    return this.sql
+      .exec<{ name: string }>(`SELECT name FROM session_tools WHERE session_id = ? ORDER BY position`, id)
+      .toArray()
+      .map((r) => r.name);
+  }
+
+  /** Replaces the session's client tools and bumps its tools_version; returns the new version. */
+  replaceTools(id: string, tools: readonly SessionTool[]): number {
+    this.sql.exec(`DELETE FROM session_tools WHERE session_id = ?`, id);
+    tools.forEach((tool, position) => this.sql.exec(`INSERT INTO session_tools (session_id, position, name, content) VALUES (?, ?, ?, ?)`, id, position, tool.name, JSON.stringify(tool)));
+    this.sql.exec(`UPDATE sessions SET tools_version = tools_version + 1 WHERE id = ?`, id);
+    return this.sql.exec<{ v: number }>(`SELECT tools_version AS v FROM sessions WHERE id = ?`, id).one().v;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * A session: one agent conversation's state in the tool-search loop (turn, search budget,
+ * activated tools, client tools, the agent's named tools). Ids, creation options and the view a
+ * client reads.
+ */
+import { z } from "zod";
+import { budget, type Budget } from "./budget.ts";
+
+/** Client-chosen ids: 1-128 of A-Z a-z 0-9 _ - . : starting with a letter or digit. */
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+export const SessionIdSchema = z
+  .string()
+  .regex(SESSION_ID, "session ids are 1-128 characters of A-Z a-z 0-9 _ - . :, starting with a letter or digit")
+  .meta({ example: "chat-7f3a" });
+
+/** Names the agent may give in `inline` and to resolve: a tool id, a model-facing name or a bare tool name. */
+export const ToolReferenceSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,260}$/, "a tool id (server::name), a model-facing name (server__name) or a bare tool name")
+  .meta({ example: "github::list_issues" });
+
+export const TTL_MIN_SECONDS = 60;
+export const TTL_MAX_SECONDS = 30 * 24 * 3600;
+export const BUDGET_MAX = 100;
+
+/** The options a session is created with (the tools, if any, travel separately once validated). */
+export const SessionOptionsSchema = z.strictObject({
+  session_id: SessionIdSchema.optional().describe("Your own id for the session; generated when absent"),
+  budget_cap: z.number().int().min(1).max(BUDGET_MAX).optional().describe("Searches per turn; default: the tenant's search_budget"),
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(TTL_MIN_SECONDS)
+    .max(TTL_MAX_SECONDS)
+    .optional()
+    .describe("The session ends after this long without a call that names it; default: the tenant's session_ttl_seconds"),
+  inline: z
+    .array(ToolReferenceSchema)
+    .max(256)
+    .optional()
+    .describe("Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)"),
+  deferred_tool_loading: z.boolean().optional().describe("true: the inline tools go back to search instead of being loaded"),
+});
+export type SessionOptions = z.infer<typeof SessionOptionsSchema>;
+
+/** What storage holds for a session. */
+export interface SessionRecord {
+  id: string;
+  createdAt: number;
+  expiresAt: number;
+  ttlSeconds: number;
+  /** null: the tenant's search_budget applies. */
+  budgetCap: number | null;
+  turn: number;
+  /** Searches run in the current turn. */
+  turnSearches: number;
+  inline: string[] | null;
+  deferredToolLoading: boolean;
+  /** Counts setTools replacements: they apply one at a time, each gets the next number. */
+  toolsVersion: number;
+}
+
+export function isExpired(session: Pick<SessionRecord, "expiresAt">, now: number): boolean {
+  return session.expiresAt <= now;
+}
+
+export interface SessionView {
+  session_id: string;
+  created_at: string;
+  expires_at: string;
+  ttl_seconds: number;
+  turn: number;
+  budget: Budget;
+  always_loaded: string[];
+  activated: string[];
+  session_tools: string[];
+  tools_version: number;
+  inline: string[] | null;
+  inline_unresolved: string[];
+  deferred_tool_loading: boolean;
+}
+
+export function sessionView(
+  s: SessionRecord,
+  cap: number,
+  parts: { alwaysLoaded: string[]; activated: string[]; sessionTools: string[]; inlineUnresolved: string[] },
+): SessionView {
+  return {
+    session_id: s.id,
+    created_at: new Date(s.createdAt).toISOString(),
+    expires_at: new Date(s.expiresAt).toISOString(),
+    ttl_seconds: s.ttlSeconds,
+    turn: s.turn,
+    budget: budget(s.turnSearches, cap),
+    always_loaded: parts.alwaysLoaded,
+    activated: parts.activated,
+    session_tools: parts.sessionTools,
+    tools_version: s.toolsVersion,
+    inline: s.inline,
+    inline_unresolved: parts.inlineUnresolved,
+    deferred_tool_loading: s.deferredToolLoading,
+  };
+}
+
+export type TurnStep = { kind: "advance" } | { kind: "repeat" } | { kind: "conflict"; message: string };
+
+/**
+ * Starting the next turn. Without `requested` it always advances. With it (the number of the turn
+ * the client means to start) a retried request is harmless: asking for the turn already current
+ * changes nothing, asking for the next one advances, anything else is a conflict.
+ */
+export function turnStep(current: number, requested: number | undefined): TurnStep {
+  if (requested === undefined || requested === current + 1) return { kind: "advance" };
+  if (requested === current) return { kind: "repeat" };
+  return { kind: "conflict", message: `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ${current}), not ${requested}.` };
+}
