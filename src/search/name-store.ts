@@ -53,8 +53,14 @@ export function hashKey(key: string): number {
   return h >>> 0;
 }
 
+/**
+ * A document's record: server, tool name, and only the aliases that add a key (a model-facing
+ * name like `github__list_issues` is already a spelling of the name; at 100,000 tools keeping it
+ * would double the records' size for nothing).
+ */
 function recordOf(doc: SearchDocument): string {
-  return [doc.server, doc.toolName, ...doc.aliases].join(SEPARATOR);
+  const own = new Set(nameKeys(doc.server, doc.toolName).exact);
+  return [doc.server, doc.toolName, ...doc.aliases.filter((a) => !own.has(a.toLowerCase()))].join(SEPARATOR);
 }
 
 export function keysOfRecord(record: string): NameKeys {
@@ -184,7 +190,7 @@ export const nameStore = {
     const record = recordOf(doc);
     store.records[internalId] = record;
     store.count++;
-    const keys = keysOfRecord(record);
+    const keys = nameKeys(doc.server, doc.toolName, doc.aliases);
     for (const kind of NAME_KINDS) for (const key of keys[kind]) add(store[kind], key, internalId);
     return true;
   },
