@@ -8,10 +8,10 @@
  *
  * Layout, for memory and for cold starts (a Durable Object restores its index after every ~10 s
  * idle): a frozen segment holds every term in one sorted array and every posting in one byte arena
- * (per term, entries in ascending id order as varints of the id gap and of the packed counts: ~3
+ * (per term, entries in ascending id order as varints of the id gap and of the packed counts: ~2.5
  * bytes an entry instead of 8), so a snapshot restores as views over its own bytes, with nothing to
- * parse or rebuild. Writes
- * since the last freeze go to a small delta of per-term arrays; removals mark the document dead.
+ * parse or rebuild. Writes since the last freeze go to a small delta of per-term arrays; removals
+ * mark the document dead.
  * `freeze` merges the delta and drops dead documents in one pass; it runs when the delta has grown,
  * before a removed id is inserted again, before scoring sees a dead document, and before a snapshot.
  *
@@ -36,7 +36,7 @@ export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(SLOT_ORDER.m
 /**
  * The delta is merged once it holds this many entries and as many as the frozen segment:
  * merges then cost O(1) amortised per entry (a bulk load merges ~log2(n) times), and the delta,
- * searched alongside the arena, stays smaller than it.
+ * searched alongside the arena, stays no larger than it.
  */
 const DELTA_MIN_ENTRIES = 4_096;
 
