@@ -2,12 +2,13 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { createLogger } from "vite";
 import { defineConfig } from "vitest/config";
 
-// Orama ships source maps that point at files it does not publish; vite warns once per module.
+// Orama and the MCP SDK ship source maps that point at files they do not publish; vite warns once per module.
 const logger = createLogger();
+const quiet = (msg: string) => msg.startsWith("Sourcemap for ");
 const warn = logger.warn.bind(logger);
-logger.warn = (msg, options) => {
-  if (!msg.startsWith("Sourcemap for ")) warn(msg, options);
-};
+const warnOnce = logger.warnOnce.bind(logger);
+logger.warn = (msg, options) => (quiet(msg) ? undefined : warn(msg, options));
+logger.warnOnce = (msg, options) => (quiet(msg) ? undefined : warnOnce(msg, options));
 
 export default defineConfig({
   customLogger: logger,

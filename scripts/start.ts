@@ -8,16 +8,15 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ToolSearchClient } from "../src/client/index.ts";
+import { DEMO_TENANT, uploadDemoCatalog } from "./demo.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const DEMO_TENANT = "demo";
 const DEMO_KEY_FILE = join(root, ".wrangler", "demo-key");
 const DEV_VARS = join(root, ".dev.vars");
-/** Servers whose tools are always loaded in the demo (deferTools: "never"). */
-const ALWAYS_LOADED_SERVERS = new Set(["filesystem"]);
 
 const args = process.argv.slice(2);
 
@@ -86,18 +85,8 @@ async function seed(base: string, operator: string): Promise<{ key: string; tool
   const tenant = await api(base, operator, "POST", "/v1/tenants", { id: DEMO_TENANT });
   if (tenant.status !== 201 && tenant.status !== 409) throw new Error(`creating the demo tenant failed: ${tenant.status} ${JSON.stringify(tenant.json)}`);
   const key = await demoKey(base, operator);
-  const dir = join(root, "demo", "catalog");
-  let tools = 0;
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
-  for (const file of files) {
-    const server = basename(file, ".json");
-    const list = JSON.parse(readFileSync(join(dir, file), "utf8")) as { tools: unknown[] };
-    const body = { tools: list.tools, defer_tools: ALWAYS_LOADED_SERVERS.has(server) ? "never" : "auto" };
-    const r = await api(base, key, "PUT", `/v1/tenants/${DEMO_TENANT}/servers/${server}/tools`, body);
-    if (r.status !== 200) throw new Error(`uploading ${file} failed: ${r.status} ${JSON.stringify(r.json)}`);
-    tools += list.tools.length;
-  }
-  return { key, tools, servers: files.length };
+  const uploaded = await uploadDemoCatalog(new ToolSearchClient({ url: base, token: key }).tenant(DEMO_TENANT));
+  return { key, ...uploaded };
 }
 
 async function main(): Promise<void> {

@@ -11,10 +11,13 @@
  * with the `{error, message}` body and the status. A route group added to the API gets a namespace
  * on TenantClient built the same way; `request()` reaches any route in the meantime.
  */
+import { mergeExportPages } from "./export.ts";
 import { Http, type ClientOptions, type Query, type RequestOptions } from "./http.ts";
 import type {
   CallToolResult,
   Catalog,
+  CatalogExport,
+  CatalogExportQuery,
   CreatedKey,
   CreateKeyRequest,
   CreateSessionRequest,
@@ -48,6 +51,7 @@ import type {
   ToolSummary,
 } from "./types.ts";
 
+export { mergeExportPages } from "./export.ts";
 export { ToolSearchError, type ClientOptions, type RetryEvent } from "./http.ts";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry.ts";
 export type * from "./types.ts";
@@ -152,6 +156,26 @@ export class TenantClient {
   /** POST .../search: exactly one of `tool_id` or `query`; with `session_id`, inside that session. */
   search(body: SearchRequest): Promise<SearchResponse> {
     return this.call("POST", "/search", { json: body });
+  }
+
+  /** GET .../catalog/export: one page of the catalog in a vendor's deferred form (`format` anthropic or openai-responses). */
+  catalogExport(query: CatalogExportQuery): Promise<CatalogExport> {
+    return this.call("GET", "/catalog/export", { query: query as Query });
+  }
+
+  /**
+   * The whole export, page after page, as one `tools` array ready for a model request (an OpenAI
+   * namespace split across pages is merged back into one).
+   */
+  async catalogExportAll(query: Omit<CatalogExportQuery, "cursor">): Promise<CatalogExport["tools"]> {
+    const pages: CatalogExport[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.catalogExport({ ...query, ...(cursor ? { cursor } : {}) });
+      pages.push(page);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return mergeExportPages(pages);
   }
 
   /** POST .../plan: whether tool search pays off for a context window, and the token figures. */

@@ -48,6 +48,7 @@ import type {
   ToolPageSchema,
   ToolSummarySchema,
 } from "../http/schemas.ts";
+import type { CatalogExportSchema, exportQuerySchema } from "../http/export-schemas.ts";
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 export type ErrorBody = z.output<typeof ErrorSchema>;
@@ -97,3 +98,7 @@ export type PlanRequest = z.input<typeof PlanRequestSchema>;
 export type Plan = z.output<typeof PlanResponseSchema>;
 export type CallToolResult = z.input<typeof CallToolResultSchema>;
 export type ToolResultObject = z.output<typeof ToolResultObjectSchema>;
+
+export type CatalogExportQuery = z.input<ReturnType<typeof exportQuerySchema>>;
+export type CatalogExport = z.output<typeof CatalogExportSchema>;
+export type ExportFormat = CatalogExport["format"];

@@ -33,6 +33,8 @@ export const LimitsSchema = z
     max_page_size: z.number().int().min(1).default(500),
     /** Lines per page of the deferred list (each at most ~1 KB). */
     max_deferred_page: z.number().int().min(1).default(10_000),
+    /** Tools per page of the vendor catalog export (GET .../catalog/export). */
+    max_export_page: z.number().int().min(1).default(5_000),
     /** Live sessions a tenant may hold (expired ones do not count). */
     max_sessions_per_tenant: z.number().int().min(1).default(10_000),
     /** Client tools in one session (setTools). */

@@ -27,6 +27,13 @@ export const SettingsSchema = z
       .default(24 * 3600)
       .describe("Idle time after which a session expires"),
     default_defer: DeferSchema.default("auto").describe("defer for uploaded tools that do not say"),
+    mcp_turn_idle_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600)
+      .default(30)
+      .describe("MCP sessions: a search this many seconds after the previous one starts a new turn (0: only explicit turns)"),
     field_weights: z
       .strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.optional()])) as Record<Field, z.ZodOptional<typeof weight>>)
       .default({})
@@ -48,6 +55,7 @@ export const SettingsSchema = z
       search_budget: 3,
       session_ttl_seconds: 86_400,
       default_defer: "auto",
+      mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
     },
@@ -63,6 +71,7 @@ export const SettingsPatchSchema = z
     search_budget: z.number().int().min(1).max(100).optional(),
     session_ttl_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
     default_defer: DeferSchema.optional(),
+    mcp_turn_idle_seconds: z.number().int().min(0).max(24 * 3600).optional(),
     field_weights: z.strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<Field, z.ZodOptional<z.ZodNullable<typeof weight>>>).optional(),
     plan: z
       .strictObject({ min_tools: z.number().int().min(0).optional(), min_pct: z.number().min(0).max(100).optional(), min_tokens: z.number().int().min(0).optional() })

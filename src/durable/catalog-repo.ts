@@ -180,6 +180,18 @@ export class CatalogRepo {
       .map((r) => ({ name: r.name, defer_tools: r.defer_tools as Defer, tools: r.tools }));
   }
 
+  /** Per server: its tool count and its first `shown` tool names (by id), for namespace descriptions. */
+  serverSummaries(servers: Iterable<string>, shown: number): { name: string; tools: number; names: string[] }[] {
+    return [...new Set(servers)].map((name) => ({
+      name,
+      tools: this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tools WHERE server = ?`, name).one().n,
+      names: this.sql
+        .exec<{ name: string }>(`SELECT name FROM tools WHERE server = ? ORDER BY id LIMIT ?`, name, shown)
+        .toArray()
+        .map((r) => r.name),
+    }));
+  }
+
   countTools(): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tools`).one().n;
   }

@@ -35,6 +35,8 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE tool_tokens (id TEXT PRIMARY KEY, hash TEXT NOT NULL, definition INTEGER NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID`,
     `CREATE INDEX tools_by_name ON tools (name)`,
   ],
+  // Turns for clients that cannot announce them (MCP, issue 7): a quiet spell starts the next one.
+  [`ALTER TABLE sessions ADD COLUMN turn_idle_seconds INTEGER`, `ALTER TABLE sessions ADD COLUMN last_search_at INTEGER`],
 ];
 
 export function migrate(sql: SqlStorage): void {

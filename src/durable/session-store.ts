@@ -17,6 +17,8 @@ interface SessionSql {
   inline: string | null;
   deferred_tool_loading: number;
   tools_version: number;
+  turn_idle_seconds: number | null;
+  last_search_at: number | null;
   fingerprint: string;
   [key: string]: SqlStorageValue;
 }
@@ -33,6 +35,8 @@ function fromSql(r: SessionSql): SessionRecord & { fingerprint: string } {
     inline: r.inline === null ? null : (JSON.parse(r.inline) as string[]),
     deferredToolLoading: r.deferred_tool_loading === 1,
     toolsVersion: r.tools_version,
+    turnIdleSeconds: r.turn_idle_seconds,
+    lastSearchAt: r.last_search_at,
     fingerprint: r.fingerprint,
   };
 }
@@ -54,8 +58,9 @@ export class SessionStore {
 
   insert(s: SessionRecord, fingerprint: string): void {
     this.sql.exec(
-      `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline, deferred_tool_loading, tools_version, fingerprint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline, deferred_tool_loading, tools_version,
+                             turn_idle_seconds, last_search_at, fingerprint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id,
       s.createdAt,
       s.expiresAt,
@@ -66,6 +71,8 @@ export class SessionStore {
       s.inline === null ? null : JSON.stringify(s.inline),
       s.deferredToolLoading ? 1 : 0,
       s.toolsVersion,
+      s.turnIdleSeconds,
+      s.lastSearchAt,
       fingerprint,
     );
   }
@@ -79,12 +86,26 @@ export class SessionStore {
     this.sql.exec(`UPDATE sessions SET expires_at = ? WHERE id = ?`, expiresAt, id);
   }
 
-  countSearch(id: string): void {
-    this.sql.exec(`UPDATE sessions SET turn_searches = turn_searches + 1 WHERE id = ?`, id);
+  countSearch(id: string, at: number): void {
+    this.sql.exec(`UPDATE sessions SET turn_searches = turn_searches + 1, last_search_at = ? WHERE id = ?`, at, id);
   }
 
-  startTurn(id: string): void {
-    this.sql.exec(`UPDATE sessions SET turn = turn + 1, turn_searches = 0 WHERE id = ?`, id);
+  /** A search attempt that the budget refused: it does not count, but it is activity (idle turns). */
+  markSearchAttempt(id: string, at: number): void {
+    this.sql.exec(`UPDATE sessions SET last_search_at = ? WHERE id = ?`, at, id);
+  }
+
+  /** The next turn. `explicit`: the client asked for it, which ends idle turns for the session. */
+  startTurn(id: string, explicit: boolean): void {
+    this.sql.exec(
+      `UPDATE sessions SET turn = turn + 1, turn_searches = 0${explicit ? ", turn_idle_seconds = NULL" : ""} WHERE id = ?`,
+      id,
+    );
+  }
+
+  /** The client says which turn it is in: from now on turns start only when it asks. */
+  endIdleTurns(id: string): void {
+    this.sql.exec(`UPDATE sessions SET turn_idle_seconds = NULL WHERE id = ?`, id);
   }
 
   delete(id: string): void {

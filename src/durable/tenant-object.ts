@@ -8,6 +8,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { canonicalJson } from "../catalog/json.ts";
+import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
 import { modelName } from "../catalog/render.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
@@ -21,7 +22,7 @@ import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
-import { isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import { idleTurnDue, isExpired, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import { TOOL_SEARCH_NAME, type ListEntry } from "../sessions/tool-list.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
@@ -67,6 +68,25 @@ export interface SearchInput {
   session_id?: string;
   /** Return the result rows too, so the caller can render definitions. */
   with_rows?: boolean;
+  /** Return what the vendor formats need besides the rows: which results are deferred, their servers' summaries. */
+  with_export_facts?: boolean;
+}
+
+/** What a vendor rendering needs besides the rows (see catalog/vendor.ts). */
+export interface ExportFacts {
+  /** Ids of the given tools that are deferred (the others are always loaded). */
+  deferred: string[];
+  servers: ServerSummary[];
+}
+
+export interface ExportPage {
+  revision: number;
+  rows: ToolRow[];
+  facts: ExportFacts;
+  /** The last id of this page when more follow. */
+  next: string | null;
+  /** tool_search's definition (budget: the tenant's), on the first page when asked for. */
+  toolSearch: ToolRow | null;
 }
 
 export interface SearchResultItem {
@@ -89,6 +109,7 @@ export interface SearchOutput {
   threshold: number;
   message?: string;
   rows?: ToolRow[];
+  facts?: ExportFacts;
 }
 
 export interface CatalogInfo {
@@ -500,7 +521,43 @@ export class TenantObject extends DurableObject<Env> {
   // ---- search -------------------------------------------------------------------------------------
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
-    return this.guarded(caller, "search", () => (input.session_id === undefined ? this.runSearch(input) : this.sessionSearch(input.session_id, input)));
+    return this.guarded(caller, "search", () => {
+      const result = input.session_id === undefined ? this.runSearch(input) : this.sessionSearch(input.session_id, input);
+      if (!result.ok || !input.with_export_facts) return result;
+      return ok({ ...result.value, facts: this.exportFacts(result.value.results.map((r) => ({ id: r.tool_id, server: r.server }))) });
+    });
+  }
+
+  /**
+   * A page of the catalog for a vendor export, by tool id. A page ends at a server boundary unless
+   * one server alone fills it, so an OpenAI namespace is split across pages only when it must be.
+   */
+  async exportPage(caller: Caller, options: { after?: string | undefined; server?: string | undefined; limit: number; withToolSearch: boolean }): Promise<Result<ExportPage>> {
+    return this.guarded(caller, "search", () => {
+      const rows = this.repo.listTools({ after: options.after, server: options.server, limit: options.limit + 1 });
+      let page = rows.slice(0, options.limit);
+      const following = rows[options.limit];
+      if (following && following.server === page.at(-1)!.server) {
+        const start = page.findIndex((r) => r.server === following.server);
+        if (start > 0) page = page.slice(0, start);
+      }
+      const settings = this.settings();
+      return ok({
+        revision: this.meta.number("revision"),
+        rows: page,
+        facts: this.exportFacts(page.map((r) => ({ id: r.id, server: r.server }))),
+        next: following ? page.at(-1)!.id : null,
+        toolSearch: options.withToolSearch && options.after === undefined ? this.sessionService.toolSearchTool(settings.search_budget) : null,
+      });
+    });
+  }
+
+  private exportFacts(tools: { id: string; server: string }[]): ExportFacts {
+    const always = this.views.alwaysLoaded(this.settings().default_defer).has;
+    return {
+      deferred: tools.filter((t) => !always.has(t.id)).map((t) => t.id),
+      servers: this.repo.serverSummaries(tools.map((t) => t.server), NAMESPACE_NAMES_SHOWN),
+    };
   }
 
   /**
@@ -513,10 +570,21 @@ export class TenantObject extends DurableObject<Env> {
     const session = this.sessionService.live(sessionId, now);
     if (!session) return this.sessionService.notFound(sessionId);
     const cap = this.sessionService.cap(session);
-    if (isExhausted(session.turnSearches, cap)) return { ok: false, error: budgetExhausted(cap) };
+    const idleTurn = idleTurnDue(session, now);
+    if (!idleTurn && isExhausted(session.turnSearches, cap)) {
+      // A refused attempt still keeps an idle-turn session's clock running: a model hammering a
+      // spent budget is still in the same turn.
+      if (session.turnIdleSeconds !== null) this.ctx.storage.transactionSync(() => this.sessions.markSearchAttempt(session.id, now));
+      return { ok: false, error: budgetExhausted(cap) };
+    }
     return this.ctx.storage.transactionSync((): Result<SearchOutput> => {
+      if (idleTurn) {
+        this.sessions.startTurn(session.id, false);
+        session.turn += 1;
+        session.turnSearches = 0;
+      }
       const result = this.runSearch(input);
-      this.sessions.countSearch(session.id);
+      this.sessions.countSearch(session.id, now);
       this.sessionService.touch(session, now);
       const spent = budget(session.turnSearches + 1, cap);
       if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
@@ -616,6 +684,8 @@ export class TenantObject extends DurableObject<Env> {
         inline: options.inline ?? null,
         deferredToolLoading: options.deferred_tool_loading ?? false,
         toolsVersion: 0,
+        turnIdleSeconds: options.turn_idle_seconds ?? null,
+        lastSearchAt: null,
       };
       this.ctx.storage.transactionSync(() => {
         if (existing) this.sessions.delete(id); // expired, not yet swept
@@ -625,6 +695,18 @@ export class TenantObject extends DurableObject<Env> {
       await this.scheduleAlarm(session.expiresAt);
       return ok({ created: true, session: this.sessionService.view(session) });
     });
+  }
+
+  /**
+   * The tool-search session behind a new MCP session: `bind`, an existing session the client
+   * names, or a new one with a generated id whose turns also start after a quiet spell (the
+   * tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
+   */
+  async openMcpSession(caller: Caller, bind: string | null): Promise<Result<SessionView>> {
+    if (bind !== null) return this.getSession(caller, bind);
+    const idle = this.settings().mcp_turn_idle_seconds;
+    const created = await this.createSession(caller, { session_id: `mcp_${randomString(32, ALPHABET)}`, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) }, null);
+    return created.ok ? ok(created.value.session) : created;
   }
 
   async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
@@ -646,10 +728,13 @@ export class TenantObject extends DurableObject<Env> {
         const step = turnStep(session.turn, requested);
         if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
         if (step.kind === "advance") {
-          this.sessions.startTurn(session.id);
+          this.sessions.startTurn(session.id, true);
           session.turn += 1;
           session.turnSearches = 0;
+        } else {
+          this.sessions.endIdleTurns(session.id);
         }
+        session.turnIdleSeconds = null;
         return ok(this.sessionService.view(session));
       }),
     );

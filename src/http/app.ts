@@ -14,9 +14,12 @@ import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
+import { registerExportRoutes } from "./routes/export.ts";
+import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
+import { API_VERSION } from "./version.ts";
 
-export const API_VERSION = "1.0.0";
+export { API_VERSION };
 
 export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -61,6 +64,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSearchRoutes(app, config);
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
+  registerExportRoutes(app, config);
+  registerMcpRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

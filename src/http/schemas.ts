@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { schemasFor } from "../catalog/batch.ts";
 import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
-import { OutputFormatSchema } from "../catalog/render.ts";
+import { OUTPUT_FORMATS, OutputFormatSchema } from "../catalog/render.ts";
+import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendor.ts";
 import type { Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../config/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
@@ -192,6 +193,12 @@ export const CatalogSchema = z
 
 // ---- search -------------------------------------------------------------------------------------
 
+export const SearchFormatSchema = z.enum([...OUTPUT_FORMATS, ...VENDOR_SEARCH_FORMATS]);
+
+export function isVendorSearchFormat(format: string | undefined): format is VendorSearchFormat {
+  return (VENDOR_SEARCH_FORMATS as readonly (string | undefined)[]).includes(format);
+}
+
 export function searchRequestSchema(limits: Limits) {
   return z
     .strictObject({
@@ -199,7 +206,18 @@ export function searchRequestSchema(limits: Limits) {
       query: z.string().min(1).max(limits.max_query_chars).optional().describe("Keywords, ranked with BM25F"),
       max_results: z.number().int().min(1).max(limits.max_results).optional().describe("Default: the tenant's default_max_results (5)"),
       threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
-      format: OutputFormatSchema.optional().describe("Include each result's full definition in this format"),
+      format: SearchFormatSchema.optional().describe(
+        "mcp, anthropic, openai, openai-responses: include each result's full definition in this format. " +
+          "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of tool_reference blocks " +
+          "for the search tool call `call_id`. openai-tool-search-output: also answer with `input_items`, the OpenAI " +
+          "tool_search_output item (and, when nothing matched, a developer message) for the tool_search_call `call_id`",
+      ),
+      call_id: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe("With the vendor formats (and only with them): the id of the model's search call (Anthropic tool_use.id, OpenAI tool_search_call.call_id)"),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
       session_id: SessionIdSchema.optional().describe(
         "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
@@ -208,7 +226,20 @@ export function searchRequestSchema(limits: Limits) {
     .refine((r) => (r.tool_id === undefined) !== (r.query === undefined), {
       message: "give exactly one of tool_id (an exact id like 'server::name') or query (keywords)",
     })
-    .meta({ id: "SearchRequest", example: { query: "read a file", max_results: 5 } });
+    .refine((r) => (r.call_id !== undefined) === isVendorSearchFormat(r.format), {
+      message: "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which need it (the id of the model's search call)",
+      path: ["call_id"],
+    })
+    .meta({
+      id: "SearchRequest",
+      example: { query: "read a file", max_results: 5 },
+      examples: [
+        { query: "read a file", max_results: 5 },
+        { tool_id: "github::list_issues", session_id: "chat-7f3a" },
+        { query: "create a calendar event", session_id: "chat-7f3a", format: "anthropic-tool-reference", call_id: "toolu_01A09q90qw90lq917835lq9" },
+        { query: "create a calendar event", session_id: "chat-7f3a", format: "openai-tool-search-output", call_id: "call_9f2c" },
+      ],
+    });
 }
 export type SearchRequest = z.infer<ReturnType<typeof searchRequestSchema>>;
 
@@ -265,5 +296,38 @@ export const SearchResponseSchema = z
     budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
     message: z.string().optional().describe("Present when nothing matched: says so plainly"),
+    tool_result: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "format anthropic-tool-reference: the tool_result block to put in the next user message, " +
+          '{"type":"tool_result","tool_use_id":call_id,"content":[{"type":"tool_reference","tool_name":...}]} ' +
+          "(a text block with the message when nothing matched; on a refusal, is_error with the error JSON)",
+      ),
+    input_items: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe(
+        "format openai-tool-search-output: the items to append to the next request's input: " +
+          '{"type":"tool_search_output","call_id":...,"execution":"client","status":"completed","tools":[namespaces]}, ' +
+          "then a developer message with the message when nothing matched (or with the error JSON on a refusal)",
+      ),
   })
-  .meta({ id: "SearchResponse", example: { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 } });
+  .meta({
+    id: "SearchResponse",
+    example: { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+    examples: [
+      { results: [EXAMPLE_RESULT], activated: [], threshold: 1.5 },
+      {
+        results: [EXAMPLE_RESULT],
+        activated: ["filesystem::read_file"],
+        budget: { used: 1, cap: 3, remaining: 2 },
+        threshold: 1.5,
+        tool_result: {
+          type: "tool_result",
+          tool_use_id: "toolu_01A09q90qw90lq917835lq9",
+          content: [{ type: "tool_reference", tool_name: "filesystem__read_file" }],
+        },
+      },
+    ],
+  });

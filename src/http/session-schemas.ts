@@ -52,6 +52,11 @@ export const SessionSchema = z
     inline: z.array(z.string()).nullable().describe("The tools the session's agent names, as given"),
     inline_unresolved: z.array(z.string()).describe("Inline names that match no catalog tool right now"),
     deferred_tool_loading: z.boolean(),
+    turn_idle_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe("When set, a search this many seconds after the previous one starts the next turn by itself (MCP sessions); null: turns start only when asked"),
   })
   .meta({
     id: "Session",
@@ -70,6 +75,7 @@ export const SessionSchema = z
       inline: null,
       inline_unresolved: [],
       deferred_tool_loading: false,
+      turn_idle_seconds: null,
     },
   });
 
@@ -78,9 +84,12 @@ export const StartTurnSchema = z
     turn: z
       .number()
       .int()
-      .min(2)
+      .min(1)
       .optional()
-      .describe("The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried call is safe"),
+      .describe(
+        "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried call is safe " +
+          "(and `1` on a new session just says the client announces its turns, which switches idle turns off)",
+      ),
   })
   .meta({ id: "StartTurn" });
 

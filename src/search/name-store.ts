@@ -63,7 +63,7 @@ function recordOf(doc: SearchDocument): string {
   return [doc.server, doc.toolName, ...doc.aliases.filter((a) => !own.has(a.toLowerCase()))].join(SEPARATOR);
 }
 
-export function keysOfRecord(record: string): NameKeys {
+function keysOfRecord(record: string): NameKeys {
   const [server, toolName, ...aliases] = record.split(SEPARATOR);
   return nameKeys(server!, toolName!, aliases);
 }
@@ -107,7 +107,7 @@ const PACKED_ID_LIMIT = 2 ** 21;
  * Merges the delta into the sorted arrays, dropping removed documents and duplicate entries. The
  * frozen part is already sorted: only the delta is sorted, then the two are merged in one pass.
  */
-export function freezeTable(table: HashTable, live: (id: number) => boolean): void {
+function freezeTable(table: HashTable, live: (id: number) => boolean): void {
   const hashes: number[] = [];
   const ids: number[] = [];
   for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) (hashes.push(h), ids.push(id));

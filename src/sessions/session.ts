@@ -22,6 +22,8 @@ export const ToolReferenceSchema = z
 export const TTL_MIN_SECONDS = 60;
 export const TTL_MAX_SECONDS = 30 * 24 * 3600;
 export const BUDGET_MAX = 100;
+/** The longest quiet spell after which a session may start its next turn by itself (1 day). */
+export const TURN_IDLE_MAX_SECONDS = 24 * 3600;
 
 /** The options a session is created with (the tools, if any, travel separately once validated). */
 export const SessionOptionsSchema = z.strictObject({
@@ -40,6 +42,16 @@ export const SessionOptionsSchema = z.strictObject({
     .optional()
     .describe("Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)"),
   deferred_tool_loading: z.boolean().optional().describe("true: the inline tools go back to search instead of being loaded"),
+  turn_idle_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(TURN_IDLE_MAX_SECONDS)
+    .optional()
+    .describe(
+      "For clients that cannot say when a user message arrives (MCP clients): a search more than this many seconds after the " +
+        "session's previous search starts the next turn by itself. Starting a turn explicitly switches this off for the session",
+    ),
 });
 export type SessionOptions = z.infer<typeof SessionOptionsSchema>;
 
@@ -58,6 +70,10 @@ export interface SessionRecord {
   deferredToolLoading: boolean;
   /** Counts setTools replacements: they apply one at a time, each gets the next number. */
   toolsVersion: number;
+  /** Quiet spell (seconds) after which the next search starts a new turn; null: turns start only when asked. */
+  turnIdleSeconds: number | null;
+  /** When the last search was attempted (ran, or was refused for the budget), in ms; null before the first. */
+  lastSearchAt: number | null;
 }
 
 export function isExpired(session: Pick<SessionRecord, "expiresAt">, now: number): boolean {
@@ -78,6 +94,7 @@ export interface SessionView {
   inline: string[] | null;
   inline_unresolved: string[];
   deferred_tool_loading: boolean;
+  turn_idle_seconds: number | null;
 }
 
 export function sessionView(
@@ -99,6 +116,7 @@ export function sessionView(
     inline: s.inline,
     inline_unresolved: parts.inlineUnresolved,
     deferred_tool_loading: s.deferredToolLoading,
+    turn_idle_seconds: s.turnIdleSeconds,
   };
 }
 
@@ -113,4 +131,15 @@ export function turnStep(current: number, requested: number | undefined): TurnSt
   if (requested === undefined || requested === current + 1) return { kind: "advance" };
   if (requested === current) return { kind: "repeat" };
   return { kind: "conflict", message: `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ${current}), not ${requested}.` };
+}
+
+/**
+ * Whether a search arriving at `now` starts the next turn by itself: the session opted into idle
+ * turns (`turnIdleSeconds`, set for MCP sessions) and its previous search is at least that long
+ * ago. A model that searches in a loop keeps the spell short, so its loop stays inside one turn
+ * and one budget; a user's next message after a pause gets a fresh budget.
+ */
+export function idleTurnDue(session: Pick<SessionRecord, "turnIdleSeconds" | "lastSearchAt">, now: number): boolean {
+  if (session.turnIdleSeconds === null || session.lastSearchAt === null) return false;
+  return now - session.lastSearchAt >= session.turnIdleSeconds * 1000;
 }

@@ -1,0 +1,67 @@
+/**
+ * The MCP server of one request. Workers give no isolate that lives from one request to the next,
+ * so nothing of an MCP session is kept in memory: every request builds this small server around
+ * a backend bound to the request's tool-search session (whose state lives in the tenant's Durable
+ * Object), answers, and is dropped.
+ *
+ * It uses the SDK's low-level `Server` so that `tool_search` is listed with the exact JSON Schema
+ * the HTTP API gives models, and the Workers-safe `@cfworker/json-schema` validator: the SDK's
+ * default (ajv) compiles validators with `new Function`, which Workers forbid.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { ApiError, Result } from "../errors.ts";
+import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
+import { announcedTurn, SERVER_INSTRUCTIONS, TOOL_DESCRIBE, TOOL_DESCRIBE_NAME, toolError, toolResult, type CallToolResult, type McpToolDefinition } from "./tools.ts";
+
+/** What the MCP tools need, bound to one tenant, caller and session. */
+export interface McpBackend {
+  /** `tool_search` as this session shows it (its budget, the servers with deferred tools). */
+  toolSearchTool(): Promise<Result<McpToolDefinition>>;
+  /** A search in the session: budgeted, and activating what it finds. */
+  search(args: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
+  /** The client announces its turn (`_meta["tool-search/turn"]`). */
+  startTurn(turn: number): Promise<Result<unknown>>;
+  /** One tool's full definition. */
+  describe(args: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+function answer(result: Result<Record<string, unknown>>): CallToolResult {
+  return result.ok ? toolResult(result.value) : toolError(result.error);
+}
+
+export function buildMcpServer(backend: McpBackend, info: ServerInfo): Server {
+  const server = new Server(info, {
+    capabilities: { tools: {} },
+    instructions: SERVER_INSTRUCTIONS,
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const search = await backend.toolSearchTool();
+    if (!search.ok) throw new Error(search.error.message);
+    return { tools: [search.value, TOOL_DESCRIBE] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args = {}, _meta } = request.params;
+    const announced = announcedTurn(_meta);
+    if (announced.error) return toolError(announced.error);
+    if (announced.turn !== undefined) {
+      const turn = await backend.startTurn(announced.turn);
+      if (!turn.ok) return toolError(turn.error);
+    }
+    if (name === TOOL_DESCRIBE_NAME) return answer(await backend.describe(args));
+    if (name === TOOL_SEARCH_NAME) return answer(await backend.search(args));
+    const unknown: ApiError = { error: "not-found", message: `No tool '${name}' on this server: it has tool_search and tool_describe.` };
+    return toolError(unknown);
+  });
+
+  return server;
+}
