@@ -15,6 +15,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export interface LocalWorker {
   url: string;
   port: number;
+  /** Process group of wrangler and its workerd (for resource readings). */
+  pid: number;
   adminToken: string;
   /** Where Durable Object storage lives; start another worker on it to simulate a restart. */
   persistTo: string;
@@ -25,6 +27,8 @@ export interface LocalWorkerOptions {
   persistTo?: string;
   adminToken?: string;
   port?: number;
+  /** Open the DevTools inspector on this port (for heap readings of the worker's isolate). */
+  inspectorPort?: number;
   /** Extra `--var NAME:value` pairs. */
   vars?: Record<string, string>;
   /** Print wrangler's output (default: only on failure). */
@@ -50,7 +54,18 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   const vars = Object.entries({ ADMIN_TOKEN: adminToken, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child: ChildProcess = spawn(
     join(root, "node_modules", ".bin", "wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false", ...vars],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      persistTo,
+      "--show-interactive-dev-session=false",
+      ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
+      ...vars,
+    ],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" }, detached: true },
   );
   let output = "";
@@ -90,7 +105,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, port, adminToken, persistTo, stop };
+      if ((await fetch(`${url}/healthz`)).ok) return { url, port, pid: child.pid!, adminToken, persistTo, stop };
     } catch {
       // not up yet
     }
