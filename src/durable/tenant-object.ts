@@ -174,7 +174,8 @@ export class TenantObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.meta = new Meta(this.sql);
     this.repo = new CatalogRepo(this.sql);
-    this.index = new IndexCache(this.sql, this.repo, this.meta);
+    // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
+    this.index = new IndexCache(this.sql, this.repo, this.meta, () => void this.scheduleAlarm(Date.now() + SNAPSHOT_DELAY_MS));
     this.views = new CatalogViews(this.sql, this.meta);
     this.sessions = new SessionStore(this.sql);
     this.auditLog = new AuditLog(this.sql);
@@ -488,7 +489,7 @@ export class TenantObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.meta.delete("alarm_at");
     if (!this.tenantId()) return;
-    if (!this.index.snapshotIsCurrent()) this.index.writeSnapshot();
+    if (this.index.needsSnapshot()) this.index.writeSnapshot();
     this.ctx.storage.transactionSync(() => this.sessions.deleteExpired(Date.now()));
     const next = this.sessions.nextExpiry();
     if (next !== null) await this.scheduleAlarm(next);
@@ -667,20 +668,20 @@ export class TenantObject extends DurableObject<Env> {
     const query = input.query!;
     const index = this.index.get();
     const hits = index.search(query, { limit, threshold, params: this.bm25f(), explain: input.explain ?? false });
-    const rows = input.with_rows ? this.repo.getTools(hits.map((h) => h.id)) : [];
-    const results = hits.map((hit): SearchResultItem => {
-      const doc = index.document(hit.id)!;
-      const tool = parseToolId(hit.id)!;
-      return {
-        tool_id: hit.id,
-        server: tool.server,
-        name: tool.name,
-        model_name: doc.aliases[0] ?? modelName(tool),
-        description: doc.description,
-        score: round(hit.score),
-        match: hit.match,
-        ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
-      };
+    // The index keeps no text: names and descriptions come from the rows, the source of truth.
+    const rows = this.repo.getTools(hits.map((h) => h.id));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const results = hits.flatMap((hit): SearchResultItem[] => {
+      const row = byId.get(hit.id);
+      if (!row) return [];
+      return [
+        {
+          ...this.summary(row),
+          score: round(hit.score),
+          match: hit.match,
+          ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
+        },
+      ];
     });
     const message =
       results.length === 0

@@ -6,18 +6,19 @@
  * bench) and the tests all run exactly this code.
  */
 import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
-import { FIELDS, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "./document.ts";
-import { nameKeys, queryKey } from "./names.ts";
-import { postingsIndex, type PostingsStore } from "./postings.ts";
+import { FIELDS, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
+import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
+import { queryKey } from "./names.ts";
+import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
-import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { analyze } from "./tokenizer.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 export interface SearchOptions {
   limit: number;
@@ -42,6 +43,9 @@ export interface Hit {
   explain?: Explanation;
 }
 
+/** Tools analysed and inserted per step of an upsert. */
+const UPSERT_SLICE = 2_000;
+
 const tokenizer: Tokenizer = {
   language: "english",
   normalizationCache: new Map(),
@@ -51,39 +55,57 @@ const tokenizer: Tokenizer = {
 const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
 
 function createDb(): AnyOrama {
-  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex } }) as AnyOrama;
+  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex, documentsStore: nameStore } }) as AnyOrama;
 }
 
 export class ToolIndex {
   private readonly db: AnyOrama;
-  /** Exact-name keys (see names.ts) -> tool ids, and name tails -> tool ids. */
-  private readonly exact = new Map<string, Set<string>>();
-  private readonly tails = new Map<string, Set<string>>();
+  /**
+   * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
+   * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
+   * 100,000 tools building the map is a fifth of the restore.
+   */
+  private idsPending = false;
 
   private constructor(db: AnyOrama) {
     this.db = db;
-    for (const doc of Object.values(this.docs())) this.addNames(doc);
   }
 
   static empty(): ToolIndex {
     return new ToolIndex(createDb());
   }
 
+  /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
   static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
     const index = ToolIndex.empty();
     index.upsert(tools);
+    index.compact();
     return index;
   }
 
-  /** Restores a snapshot; throws SnapshotError when it is unreadable or from another index version. */
+  /**
+   * Restores a snapshot; throws SnapshotError when it is unreadable or from another index version.
+   * The postings and name tables become views over `bytes` (or over a copy of just those sections,
+   * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
+   */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
-    load(db, decodeSnapshot(bytes, INDEX_VERSION));
-    return new ToolIndex(db);
+    const raw = decodeSnapshot(bytes, INDEX_VERSION);
+    const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
+    load(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] } } as typeof raw);
+    db.internalDocumentIDStore.internalIdToId = ids;
+    const index = new ToolIndex(db);
+    index.idsPending = ids.length > 0;
+    return index;
   }
 
   snapshot(): Uint8Array {
     return encodeSnapshot(save(this.db), INDEX_VERSION);
+  }
+
+  /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
+  snapshotParts(): Uint8Array[] {
+    return encodeSnapshotParts(save(this.db), INDEX_VERSION);
   }
 
   get size(): number {
@@ -91,30 +113,42 @@ export class ToolIndex {
   }
 
   has(id: string): boolean {
-    return this.document(id) !== undefined;
-  }
-
-  /** The indexed text of a tool (name, server, description...), or undefined. */
-  document(id: string): SearchDocument | undefined {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(id);
-    return internalId === undefined ? undefined : this.docs()[internalId];
+    const internalId = this.idMap().get(id);
+    return internalId !== undefined && this.names().records[internalId] !== undefined;
   }
 
   /** Adds or replaces tools by id. */
+  /**
+   * Adds or replaces tools by id. Works in slices, so that a large upload (or a rebuild from rows)
+   * never holds every tool's search text at once and pending writes are merged as they grow.
+   */
   upsert(tools: Iterable<SearchableTool>): void {
-    const docs = [...tools].map(toSearchDocument);
+    let slice: SearchableTool[] = [];
+    for (const tool of tools) {
+      slice.push(tool);
+      if (slice.length === UPSERT_SLICE) (this.upsertSlice(slice), (slice = []));
+    }
+    if (slice.length > 0) this.upsertSlice(slice);
+  }
+
+  private upsertSlice(tools: SearchableTool[]): void {
+    const docs = tools.map(toSearchDocument);
     this.remove(docs.map((d) => d.id));
     insertMultiple(this.db, docs);
-    for (const doc of docs) this.addNames(doc);
+    settle(this.postings());
+    freezeNames(this.names(), false);
   }
 
   remove(ids: Iterable<string>): void {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length === 0) return;
-    for (const id of present) {
-      for (const [map, keys] of this.keysOf(this.document(id)!)) for (const key of keys) deleteFrom(map, key, id);
-    }
     removeMultiple(this.db, present);
+  }
+
+  /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
+  compact(): void {
+    freeze(this.postings());
+    freezeNames(this.names(), true);
   }
 
   /** Tools whose exact name (or namespaced tail) is the query, then BM25F-ranked tools above the threshold. */
@@ -123,17 +157,16 @@ export class ToolIndex {
     const terms = [...new Set(analyze(query))];
     const key = queryKey(query);
     const named = new Map<string, Hit["match"]>();
-    for (const id of sorted(this.exact.get(key))) named.set(id, "exact-name");
-    for (const id of sorted(this.tails.get(key))) if (!named.has(id)) named.set(id, "name-tail");
+    for (const id of this.named("exact", key)) named.set(id, "exact-name");
+    for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const internal = this.db.internalDocumentIDStore.idToInternalId;
     const ranked = scoreTerms(this.postings(), terms, params, options.limit + named.size, (i) => ids[i - 1]!);
     const scoreOf = new Map(ranked.map((r) => [ids[r.internalId - 1]!, r.score]));
 
     const hits: Hit[] = [];
     for (const [id, match] of named) {
-      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, internal.get(id)!));
+      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, this.idMap().get(id)!));
       hits.push({ id, score, match });
     }
     for (const r of ranked) {
@@ -147,49 +180,38 @@ export class ToolIndex {
   }
 
   private explain(hit: Hit, terms: string[], params: Bm25fParams): Explanation {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(hit.id)!;
+    const internalId = this.idMap().get(hit.id)!;
     const parts = explainTerms(this.postings(), terms, params, internalId);
     const fields: Explanation["fields"] = {};
     for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
     return { match: hit.match, fields, terms: parts };
   }
 
+  /** Tool ids whose `kind` name keys include `key`, sorted. */
+  private named(kind: NameKind, key: string): string[] {
+    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    return lookup(this.names(), kind, key)
+      .map((i) => ids[i - 1]!)
+      .sort();
+  }
+
+  /** Orama's id -> internal id map, filled in place (the name store shares it) if still pending. */
+  private idMap(): Map<string, number> {
+    const store = this.db.internalDocumentIDStore;
+    if (this.idsPending) {
+      store.internalIdToId.forEach((id, i) => store.idToInternalId.set(id, i + 1));
+      this.idsPending = false;
+    }
+    return store.idToInternalId;
+  }
+
   private postings(): PostingsStore {
     return this.db.data.index as unknown as PostingsStore;
   }
 
-  private docs(): Record<number, SearchDocument> {
-    return (this.db.data.docs as unknown as { docs: Record<number, SearchDocument> }).docs;
+  private names(): NameStore {
+    return this.db.data.docs as unknown as NameStore;
   }
-
-  private keysOf(doc: SearchDocument): [Map<string, Set<string>>, string[]][] {
-    const keys = nameKeys(doc.server, doc.toolName, doc.aliases);
-    return [
-      [this.exact, keys.exact],
-      [this.tails, keys.tails],
-    ];
-  }
-
-  private addNames(doc: SearchDocument): void {
-    for (const [map, keys] of this.keysOf(doc)) {
-      for (const key of keys) {
-        let set = map.get(key);
-        if (!set) map.set(key, (set = new Set()));
-        set.add(doc.id);
-      }
-    }
-  }
-}
-
-function deleteFrom(map: Map<string, Set<string>>, key: string, id: string): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(id);
-  if (set.size === 0) map.delete(key);
-}
-
-function sorted(ids: Set<string> | undefined): string[] {
-  return ids ? [...ids].sort() : [];
 }
 
 function sum(parts: TermExplanation[]): number {
