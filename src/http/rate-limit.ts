@@ -9,8 +9,7 @@
  * limiter's storage. Requests without a well-formed credential are answered 401 without touching a
  * tenant, so they are not counted here.
  */
-import { errorBody } from "../errors.ts";
-import type { ApiError } from "../errors.ts";
+import { errorBody, type ApiError } from "../errors.ts";
 
 /** The window of both bindings (`period` in wrangler.toml; a test checks they agree). */
 export const RATE_LIMIT_PERIOD_SECONDS = 10;
