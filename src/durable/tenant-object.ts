@@ -164,7 +164,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly sessions: SessionStore;
   private readonly sessionService: SessionService;
   private readonly auditLog: AuditLog;
-  private readonly keys = new Map<string, KeyRecord | null>();
+  private readonly keys = new Map<string, KeyRecord>();
   private cachedSettings: Settings | null = null;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
@@ -210,12 +210,19 @@ export class TenantObject extends DurableObject<Env> {
     return null;
   }
 
+  /**
+   * A key's stored record. Only keys that exist are cached (at most the keys table): caching misses
+   * would let a flood of forged key ids, which costs the sender nothing, grow this object's memory
+   * without bound.
+   */
   private keyRecord(keyId: string): KeyRecord | null {
-    if (!this.keys.has(keyId)) {
-      const r = this.sql.exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(`SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
-      this.keys.set(keyId, r ? { hash: new Uint8Array(r.hash), scopes: JSON.parse(r.scopes) as Scope[], revoked: r.revoked_at !== null } : null);
-    }
-    return this.keys.get(keyId) ?? null;
+    const cached = this.keys.get(keyId);
+    if (cached) return cached;
+    const r = this.sql.exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(`SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
+    if (!r) return null;
+    const record = { hash: new Uint8Array(r.hash), scopes: JSON.parse(r.scopes) as Scope[], revoked: r.revoked_at !== null };
+    this.keys.set(keyId, record);
+    return record;
   }
 
   private async guarded<T>(caller: Caller, scope: Scope, work: () => Result<T> | Promise<Result<T>>): Promise<Result<T>> {

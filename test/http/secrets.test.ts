@@ -95,3 +95,18 @@ describe("token comparison", () => {
     ]);
   });
 });
+
+describe("forged keys", () => {
+  it("cost the tenant's object no memory: key ids that do not exist are looked up, never cached", async () => {
+    const tenant = await createTenant();
+    const key = await createKey(tenant, ["search"]);
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).status).toBe(200);
+    for (let i = 0; i < 200; i++) {
+      const forged = `tsk_${tenant}_${i.toString(36).padStart(12, "0")}_${"A".repeat(40)}`;
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status).toBe(401);
+    }
+    const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
+    const cached = await runInDurableObject(stub, (instance) => (instance as unknown as { keys: Map<string, unknown> }).keys.size);
+    expect(cached).toBe(1);
+  });
+});
