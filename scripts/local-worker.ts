@@ -15,16 +15,22 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export interface LocalWorker {
   url: string;
   port: number;
+  /** Process group of wrangler and its workerd (for resource readings). */
+  pid: number;
   adminToken: string;
   /** Where Durable Object storage lives; start another worker on it to simulate a restart. */
   persistTo: string;
   stop(): Promise<void>;
+  /** Kills wrangler and workerd at once (SIGKILL), as a crash would: nothing gets to flush or clean up. */
+  kill(): Promise<void>;
 }
 
 export interface LocalWorkerOptions {
   persistTo?: string;
   adminToken?: string;
   port?: number;
+  /** Open the DevTools inspector on this port (for heap readings of the worker's isolate). */
+  inspectorPort?: number;
   /** Extra `--var NAME:value` pairs. */
   vars?: Record<string, string>;
   /** Print wrangler's output (default: only on failure). */
@@ -50,7 +56,18 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   const vars = Object.entries({ ADMIN_TOKEN: adminToken, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child: ChildProcess = spawn(
     join(root, "node_modules", ".bin", "wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false", ...vars],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      persistTo,
+      "--show-interactive-dev-session=false",
+      ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
+      ...vars,
+    ],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" }, detached: true },
   );
   let output = "";
@@ -61,28 +78,34 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const url = `http://127.0.0.1:${port}`;
+  // Signals go to the whole process group (wrangler and its workerd), and both ways of stopping wait
+  // until every member is gone: a workerd still flushing storage must not overlap a worker restarted
+  // on the same directory.
+  const group = -child.pid!;
+  const alive = () => {
+    try {
+      process.kill(group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const gone = async (ms: number) => {
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      if (!alive()) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return !alive();
+  };
   const stop = async () => {
-    // Signal the whole process group (wrangler and its workerd) and wait until every member is gone:
-    // a workerd still flushing storage must not overlap a worker restarted on the same directory.
-    const group = -child.pid!;
-    const alive = () => {
-      try {
-        process.kill(group, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const gone = async (ms: number) => {
-      for (const until = Date.now() + ms; Date.now() < until; ) {
-        if (!alive()) return true;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return !alive();
-    };
     if (!alive()) return;
     process.kill(group, "SIGTERM");
     if (await gone(10_000)) return;
+    process.kill(group, "SIGKILL");
+    await gone(10_000);
+  };
+  const kill = async () => {
+    if (!alive()) return;
     process.kill(group, "SIGKILL");
     await gone(10_000);
   };
@@ -90,7 +113,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, port, adminToken, persistTo, stop };
+      if ((await fetch(`${url}/healthz`)).ok) return { url, port, pid: child.pid!, adminToken, persistTo, stop, kill };
     } catch {
       // not up yet
     }

@@ -31,6 +31,17 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
+/**
+ * An error body. A message that names a limit (see limitNote in config/limits.ts) gets
+ * `limit` and `max` details too, so clients can tell which limit refused them.
+ */
+export function errorBody(error: ErrorCode, message: string, details: Record<string, unknown> = {}): ApiError {
+  const named = LIMIT_NOTE.exec(message);
+  return { error, message, ...(named ? { limit: named[1], max: Number(named[2]) } : {}), ...details };
+}
+
+const LIMIT_NOTE = /\(limit ([a-z_]+) = (\d+)\)/;
+
 export function fail(error: ErrorCode, message: string, details: Record<string, unknown> = {}): { ok: false; error: ApiError } {
-  return { ok: false, error: { error, message, ...details } };
+  return { ok: false, error: errorBody(error, message, details) };
 }

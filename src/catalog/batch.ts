@@ -3,7 +3,7 @@
  * learns every bad item (index, name, reasons) and nothing is written.
  */
 import type { z } from "zod";
-import type { Limits } from "../config/limits.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
 import { detectFormat, normalizeTool, toolInputSchemas, type ToolInputSchemas } from "./formats.ts";
 import { toRow, toolId, type ToolRow } from "./tool.ts";
 
@@ -47,7 +47,7 @@ function nameOf(raw: unknown): string | undefined {
 
 export async function parseToolBatch(items: readonly unknown[], limits: Limits, options: BatchOptions = {}): Promise<BatchResult> {
   if (items.length > limits.max_tools_per_batch) {
-    return { ok: false, errors: [{ index: limits.max_tools_per_batch, reasons: [`a batch holds at most ${limits.max_tools_per_batch} tools; split the upload`] }] };
+    return { ok: false, errors: [{ index: limits.max_tools_per_batch, reasons: [`a batch holds at most ${limits.max_tools_per_batch} tools; split the upload ${limitNote("max_tools_per_batch", limits)}`] }] };
   }
   const schemas = schemasFor(limits);
   const errors: ItemError[] = [];

@@ -8,7 +8,7 @@
  * and dropped, so real exports upload as they are.
  */
 import { z } from "zod";
-import type { Limits } from "../config/limits.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
 import { boundedObject, utf8Bytes, type JsonObject } from "./json.ts";
 import { DeferSchema, ServerNameSchema, TOOL_NAME, type ToolContent } from "./tool.ts";
 
@@ -32,17 +32,17 @@ export function toolInputSchemas(limits: Limits) {
     .meta({ example: "read_file" });
   const description = z
     .string()
-    .refine((d) => utf8Bytes(d) <= limits.max_description_bytes, `descriptions are at most ${limits.max_description_bytes} bytes`);
+    .refine((d) => utf8Bytes(d) <= limits.max_description_bytes, `descriptions are at most ${limits.max_description_bytes} bytes of UTF-8 ${limitNote("max_description_bytes", limits)}`);
   const schemaObject = (what: string) =>
-    boundedObject(what, limits.max_schema_bytes, limits.max_schema_depth).refine(
+    boundedObject(what, limits).refine(
       (s) => s.type === undefined || s.type === "object",
       `${what} must be a JSON Schema of "type": "object"`,
     );
   const service = {
     server: ServerNameSchema.optional().describe("The server (source) the tool belongs to; taken from the path on PUT .../servers/{server}/tools"),
     keywords: z
-      .array(z.string().min(1).max(limits.max_keyword_chars))
-      .max(limits.max_keywords)
+      .array(z.string().min(1).max(limits.max_keyword_chars, `keywords are at most ${limits.max_keyword_chars} characters ${limitNote("max_keyword_chars", limits)}`))
+      .max(limits.max_keywords, `at most ${limits.max_keywords} keywords ${limitNote("max_keywords", limits)}`)
       .optional()
       .describe("Extra words the tool should be found by"),
     defer: DeferSchema.optional(),
@@ -52,11 +52,11 @@ export function toolInputSchemas(limits: Limits) {
   const mcp = z
     .strictObject({
       name,
-      title: z.string().max(limits.max_title_chars).optional(),
+      title: z.string().max(limits.max_title_chars, `titles are at most ${limits.max_title_chars} characters ${limitNote("max_title_chars", limits)}`).optional(),
       description: description.optional(),
       inputSchema: schemaObject("inputSchema"),
       outputSchema: schemaObject("outputSchema").optional(),
-      annotations: boundedObject("annotations", limits.max_schema_bytes, limits.max_schema_depth).optional(),
+      annotations: boundedObject("annotations", limits).optional(),
       _meta: dropped,
       icons: dropped,
       execution: dropped,

@@ -1,28 +1,41 @@
 /** JSON helpers the catalog needs: bounded objects, canonical serialisation, content hashes. */
 import { z } from "zod";
+import { limitNote, type Limits } from "../config/limits.ts";
 
 /** A parsed JSON object. Values stay `unknown`: recursive JSON types blow up the RPC stub types. */
 export type JsonObject = { [key: string]: unknown };
 
-/** Nesting depth of a JSON value (a scalar is 0, `{}` is 1). */
-export function depthOf(value: unknown): number {
-  if (typeof value !== "object" || value === null) return 0;
+/**
+ * Nesting depth of a JSON value (a scalar is 0, `{}` is 1), counted no further than `cap`: the
+ * walk uses its own stack, so a value nested 100,000 deep costs a refusal, not a stack overflow.
+ */
+export function depthOf(value: unknown, cap = Infinity): number {
   let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
-  return deepest + 1;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > cap) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 export function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** A JSON object no deeper than `maxDepth` and no larger than `maxBytes` serialised. */
-export function boundedObject(what: string, maxBytes: number, maxDepth: number) {
+/** A JSON object no deeper than `max_schema_depth` and no larger than `max_schema_bytes` serialised. */
+export function boundedObject(what: string, limits: Pick<Limits, "max_schema_bytes" | "max_schema_depth">) {
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    const depth = depthOf(value);
-    if (depth > maxDepth) ctx.addIssue({ code: "custom", message: `${what} is nested ${depth} levels deep; the limit is ${maxDepth}` });
+    const depth = depthOf(value, limits.max_schema_depth);
+    if (depth > limits.max_schema_depth) {
+      ctx.addIssue({ code: "custom", message: `${what} is nested more than ${limits.max_schema_depth} levels deep ${limitNote("max_schema_depth", limits)}` });
+      return; // too deep to serialise safely
+    }
     const bytes = utf8Bytes(JSON.stringify(value));
-    if (bytes > maxBytes) ctx.addIssue({ code: "custom", message: `${what} is ${bytes} bytes; the limit is ${maxBytes}` });
+    if (bytes > limits.max_schema_bytes) ctx.addIssue({ code: "custom", message: `${what} is ${bytes} bytes, over ${limits.max_schema_bytes} ${limitNote("max_schema_bytes", limits)}` });
   }) as unknown as z.ZodType<JsonObject>;
 }
 

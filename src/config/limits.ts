@@ -1,49 +1,79 @@
 /**
  * Every size and count limit the service enforces, in one place. Defaults can be overridden per
  * deployment with the `LIMITS` variable (JSON, validated once at startup; see env.ts).
+ *
+ * Each limit is checked before the work it bounds is done, and a request over one is refused with
+ * `limit: "<name>"` and `max` in the error body (and the name in the message), so a client knows
+ * what to change and an operator knows which entry of LIMITS to raise. docs/reliability.md lists
+ * them in a table generated from the descriptions here (`limitsTable`).
  */
 import { z } from "zod";
 
+/** How a request over a limit is answered; retention limits refuse nothing, they bound what is kept. */
+export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention";
+
+const limit = (min: number, fallback: number, refusal: Refusal, description: string) =>
+  z.number().int().min(min).default(fallback).meta({ description, refusal });
+
 export const LimitsSchema = z
   .object({
-    /** Largest request body accepted, in bytes (413 above). */
-    max_body_bytes: z.number().int().min(1024).default(16 * 1024 * 1024),
-    /** Tools in one upsert or replace request. */
-    max_tools_per_batch: z.number().int().min(1).default(20_000),
-    /** Tools a tenant may hold. */
-    max_tools_per_tenant: z.number().int().min(1).default(100_000),
-    /** A tool description, in UTF-8 bytes. */
-    max_description_bytes: z.number().int().min(64).default(16 * 1024),
-    /** A tool title, in characters. */
-    max_title_chars: z.number().int().min(1).default(256),
-    /** A tool's input (or output) schema, serialised, in bytes. */
-    max_schema_bytes: z.number().int().min(256).default(64 * 1024),
-    /** Nesting depth of a schema or annotations object. */
-    max_schema_depth: z.number().int().min(2).default(32),
-    /** Keywords per tool and characters per keyword. */
-    max_keywords: z.number().int().min(0).default(32),
-    max_keyword_chars: z.number().int().min(1).default(64),
-    /** A search query, in characters. */
-    max_query_chars: z.number().int().min(1).default(1_000),
-    /** Largest `max_results` a search may ask for. */
-    max_results: z.number().int().min(1).default(50),
-    /** Synonym keys a tenant may hold, and expansions per key (see config/synonyms.ts). */
-    max_synonyms: z.number().int().min(0).default(500),
-    max_synonym_expansions: z.number().int().min(1).default(10),
-    /** Keys a tenant may hold (revoked ones included). */
-    max_keys_per_tenant: z.number().int().min(1).default(100),
-    /** Page size ceiling for listings. */
-    max_page_size: z.number().int().min(1).default(500),
-    /** Lines per page of the deferred list (each at most ~1 KB). */
-    max_deferred_page: z.number().int().min(1).default(10_000),
-    /** Tools per page of the vendor catalog export (GET .../catalog/export). */
-    max_export_page: z.number().int().min(1).default(5_000),
-    /** Live sessions a tenant may hold (expired ones do not count). */
-    max_sessions_per_tenant: z.number().int().min(1).default(10_000),
-    /** Client tools in one session (setTools). */
-    max_session_tools: z.number().int().min(0).default(128),
+    // ---- one request ----------------------------------------------------------------------------
+    max_body_bytes: limit(1024, 16 * 1024 * 1024, "413 payload-too-large", "Request body, in bytes"),
+    max_json_depth: limit(8, 64, "400 invalid-request", "Nesting depth of any JSON request body"),
+    max_tools_per_batch: limit(1, 20_000, "413 payload-too-large", "Tools in one upsert or replace request"),
+    // ---- one tool -------------------------------------------------------------------------------
+    max_description_bytes: limit(64, 16 * 1024, "400 invalid-request", "A tool description, in UTF-8 bytes"),
+    max_title_chars: limit(1, 256, "400 invalid-request", "A tool title, in characters"),
+    max_schema_bytes: limit(256, 64 * 1024, "400 invalid-request", "A tool's input or output schema (or annotations), serialised, in bytes"),
+    max_schema_depth: limit(2, 32, "400 invalid-request", "Nesting depth of a tool's schema or annotations"),
+    max_keywords: limit(0, 32, "400 invalid-request", "Keywords per tool"),
+    max_keyword_chars: limit(1, 64, "400 invalid-request", "Characters per keyword"),
+    // ---- search and reading ---------------------------------------------------------------------
+    max_query_chars: limit(1, 1_000, "400 invalid-request", "A search query, in characters"),
+    max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
+    max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
+    max_deferred_page: limit(1, 10_000, "400 invalid-request", "Lines per page of the deferred list (each at most ~1 KB)"),
+    max_export_page: limit(1, 5_000, "400 invalid-request", "Tools per page of the vendor catalog export (GET .../catalog/export)"),
+    // ---- one tenant (quotas) --------------------------------------------------------------------
+    max_tools_per_tenant: limit(1, 100_000, "409 conflict", "Tools a tenant may hold"),
+    max_servers_per_tenant: limit(1, 1_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),
+    max_keys_per_tenant: limit(1, 100, "409 conflict", "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
+    max_label_chars: limit(1, 200, "400 invalid-request", "A key's label, in characters"),
+    max_sessions_per_tenant: limit(1, 10_000, "409 conflict", "Live sessions a tenant may hold (expired ones do not count)"),
+    max_synonyms: limit(0, 500, "400 invalid-request", "Keys of a tenant's synonym map (PUT .../synonyms)"),
+    max_synonym_expansions: limit(1, 10, "400 invalid-request", "Expansions per synonym key"),
+    // ---- one session ----------------------------------------------------------------------------
+    max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
+    max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
+    // ---- audit trail ----------------------------------------------------------------------------
+    audit_max_entries: limit(100, 10_000, "retention", "Audit entries kept per tenant; older ones are dropped as new ones are written"),
+    audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
   })
   .strict();
 
 export type Limits = z.infer<typeof LimitsSchema>;
+export type LimitName = keyof Limits;
+export const LIMIT_NAMES = Object.keys(LimitsSchema.shape) as LimitName[];
 export const DEFAULT_LIMITS: Limits = LimitsSchema.parse({});
+
+/**
+ * The words a refusal over a limit puts in its message: the limit's name and value. errorBody
+ * (src/errors.ts) finds them there and adds `limit` and `max` to the error body, so a zod message
+ * deep inside a batch's item reasons names its limit as well as a check written by hand.
+ */
+export function limitNote<N extends LimitName>(name: N, limits: Pick<Limits, N>): string {
+  return `(limit ${name} = ${limits[name]})`;
+}
+
+export function limitInfo(name: LimitName): { description: string; refusal: Refusal } {
+  return LimitsSchema.shape[name].meta() as { description: string; refusal: Refusal };
+}
+
+/** The markdown table of every limit (docs/reliability.md holds a copy; a test compares them). */
+export function limitsTable(): string {
+  const rows = LIMIT_NAMES.map((name) => {
+    const { description, refusal } = limitInfo(name);
+    return `| \`${name}\` | ${DEFAULT_LIMITS[name].toLocaleString("en-US")} | ${description} | ${refusal} |`;
+  });
+  return ["| limit | default | what it bounds | over it |", "|---|---|---|---|", ...rows].join("\n");
+}

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { analyze } from "../search/tokenizer.ts";
-import type { Limits } from "./limits.ts";
+import { limitNote, type Limits } from "./limits.ts";
 
 /** A key or an expansion: a word or a phrase of at most this many searchable words. */
 const MAX_WORDS = 4;
@@ -32,10 +32,18 @@ const phraseSchema = z
 
 export function synonymsSchema(limits: Limits) {
   return z
-    .record(z.string(), z.array(phraseSchema).min(1).max(limits.max_synonym_expansions))
+    .record(
+      z.string(),
+      z
+        .array(phraseSchema)
+        .min(1)
+        .max(limits.max_synonym_expansions, `at most ${limits.max_synonym_expansions} expansions per key ${limitNote("max_synonym_expansions", limits)}`),
+    )
     .superRefine((map, ctx) => {
       const keys = Object.keys(map);
-      if (keys.length > limits.max_synonyms) ctx.addIssue({ code: "custom", message: `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length}` });
+      if (keys.length > limits.max_synonyms) {
+        ctx.addIssue({ code: "custom", message: `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length} ${limitNote("max_synonyms", limits)}` });
+      }
       for (const key of keys) {
         const problem = phraseProblem("key", key);
         if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });

@@ -135,6 +135,20 @@ export class CatalogRepo {
     return this.sql.exec<{ id: string }>(`SELECT id FROM tools WHERE server = ?`, server).toArray().map((r) => r.id);
   }
 
+  /** The names among `names` that are not servers of this catalog yet (each once). */
+  missingServers(names: Iterable<string>): string[] {
+    const wanted = [...new Set(names)];
+    const known = new Set<string>();
+    for (const part of chunks(wanted)) {
+      for (const r of this.sql.exec<{ name: string }>(`SELECT name FROM servers WHERE name IN (${placeholders(part.length)})`, ...part)) known.add(r.name);
+    }
+    return wanted.filter((name) => !known.has(name));
+  }
+
+  countServers(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM servers`).one().n;
+  }
+
   ensureServers(names: Iterable<string>): void {
     for (const name of new Set(names)) this.sql.exec(`INSERT OR IGNORE INTO servers (name) VALUES (?)`, name);
   }

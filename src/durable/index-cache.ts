@@ -8,7 +8,7 @@ import type { ToolRow } from "../catalog/tool.ts";
 import type { SearchableTool } from "../search/document.ts";
 import { INDEX_VERSION, ToolIndex } from "../search/tool-index.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
-import { crc32, join, split } from "./chunks.ts";
+import { chunked, crc32 } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
 
 export function searchable(row: ToolRow): SearchableTool {
@@ -26,29 +26,48 @@ export interface LoadReport {
 export class IndexCache {
   private index: ToolIndex | null = null;
   lastLoad: LoadReport | null = null;
+  /** Set when a snapshot tagged current could not be used (damaged): it must be rewritten. */
+  private snapshotBroken = false;
 
   private readonly sql: SqlStorage;
   private readonly repo: CatalogRepo;
   private readonly meta: Meta;
+  private readonly onRebuilt: () => void;
 
-  constructor(sql: SqlStorage, repo: CatalogRepo, meta: Meta) {
+  /** `onRebuilt` runs after a rebuild from rows of a non-empty catalog: time to write a snapshot. */
+  constructor(sql: SqlStorage, repo: CatalogRepo, meta: Meta, onRebuilt: () => void = () => {}) {
     this.sql = sql;
     this.repo = repo;
     this.meta = meta;
+    this.onRebuilt = onRebuilt;
   }
 
   get(): ToolIndex {
+    return this.load(true);
+  }
+
+  /** The index, restored or rebuilt if not in memory; `announce` reports a rebuild to `onRebuilt`. */
+  private load(announce: boolean): ToolIndex {
     if (this.index) return this.index;
     const started = Date.now();
     const restored = this.restore();
-    this.index = restored.index ?? ToolIndex.fromTools(Array.from(this.repo.allTools(), searchable));
+    this.index = restored.index ?? this.rebuild();
     this.lastLoad = {
       source: restored.index ? "snapshot" : "rebuild",
       ...(restored.reason ? { reason: restored.reason } : {}),
       tools: this.index.size,
       ms: Date.now() - started,
     };
+    if (announce && !restored.index && this.index.size > 0) this.onRebuilt();
     return this.index;
+  }
+
+  /** The index from the rows, read lazily: ToolIndex works in slices, so parsed rows never pile up. */
+  private rebuild(): ToolIndex {
+    const repo = this.repo;
+    return ToolIndex.fromTools((function* () {
+      for (const row of repo.allTools()) yield searchable(row);
+    })());
   }
 
   /** Applies a committed catalog change to the loaded index; an index not in memory is left to load later. */
@@ -68,32 +87,74 @@ export class IndexCache {
     return this.meta.number("snapshot_revision") === this.meta.number("revision") && this.meta.number("snapshot_index_version") === INDEX_VERSION;
   }
 
-  /** Persists the index (loading it first if needed) as checksummed chunks, tagged with the revision it reflects. */
+  /** Whether a cold start would rebuild instead of restoring: the snapshot is stale, missing or damaged. */
+  needsSnapshot(): boolean {
+    return this.snapshotBroken || !this.snapshotIsCurrent();
+  }
+
+  /**
+   * Persists the index (loading it first if needed) as checksummed chunks, tagged with the revision
+   * it reflects. Chunks are cut from the index's own arrays one at a time, so writing a snapshot of
+   * a large catalog holds the index plus one chunk, not the index plus a copy of it.
+   */
   writeSnapshot(): { bytes: number; chunks: number } {
-    const bytes = this.get().snapshot();
-    const parts = split(bytes);
+    // Loading here is for the snapshot being written: no need to ask for another one.
+    const parts = this.load(false).snapshotParts();
     this.sql.exec(`DELETE FROM snapshot_chunks`);
-    parts.forEach((part, seq) => this.sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part)));
+    let chunks = 0;
+    let bytes = 0;
+    for (const chunk of chunked(parts)) {
+      this.sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, chunks++, chunk, crc32(chunk));
+      bytes += chunk.byteLength;
+    }
     this.meta.set("snapshot_revision", this.meta.number("revision"));
     this.meta.set("snapshot_index_version", INDEX_VERSION);
-    this.meta.set("snapshot_chunks", parts.length);
-    return { bytes: bytes.length, chunks: parts.length };
+    this.meta.set("snapshot_chunks", chunks);
+    this.meta.set("snapshot_bytes", bytes);
+    this.snapshotBroken = false;
+    return { bytes, chunks };
   }
 
   private restore(): { index: ToolIndex | null; reason?: string } {
     if (this.meta.get("snapshot_revision") === null) return { index: null, reason: "no snapshot" };
     if (!this.snapshotIsCurrent()) return { index: null, reason: "snapshot is older than the catalog or index version" };
-    const expected = this.meta.number("snapshot_chunks");
-    const rows = this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(`SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`).toArray();
-    if (rows.length !== expected || rows.some((r, i) => r.seq !== i)) return { index: null, reason: "snapshot chunk missing" };
-    const parts = rows.map((r) => new Uint8Array(r.data));
-    if (parts.some((p, i) => crc32(p) !== rows[i]!.crc)) return { index: null, reason: "snapshot chunk checksum mismatch" };
+    const read = this.readChunks();
+    if (typeof read === "string") return this.broken(read);
     try {
-      const index = ToolIndex.restore(join(parts));
-      if (index.size !== this.repo.countTools()) return { index: null, reason: "snapshot does not match the rows" };
+      const index = ToolIndex.restore(read);
+      if (index.size !== this.repo.countTools()) return this.broken("snapshot does not match the rows");
       return { index };
     } catch (e) {
-      return { index: null, reason: `snapshot unreadable: ${e instanceof Error ? e.message : e}` };
+      return this.broken(`snapshot unreadable: ${e instanceof Error ? e.message : e}`);
     }
+  }
+
+  private broken(reason: string): { index: null; reason: string } {
+    this.snapshotBroken = true;
+    return { index: null, reason };
+  }
+
+  /**
+   * The snapshot's bytes, checked chunk by chunk against their CRCs, or why they cannot be used.
+   * Chunks are copied one at a time into one buffer of the recorded size, so a cold start holds
+   * the snapshot once (plus one chunk), not the chunks and their concatenation side by side.
+   */
+  private readChunks(): Uint8Array | string {
+    const expected = this.meta.number("snapshot_chunks");
+    const size = this.meta.number("snapshot_bytes");
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    let seq = 0;
+    for (const row of this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(`SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`)) {
+      if (row.seq !== seq) return "snapshot chunk missing";
+      const part = new Uint8Array(row.data);
+      if (at + part.length > size) return "snapshot chunks larger than recorded";
+      if (crc32(part) !== row.crc) return "snapshot chunk checksum mismatch";
+      bytes.set(part, at);
+      at += part.length;
+      seq++;
+    }
+    if (seq !== expected || at !== size) return "snapshot chunk missing";
+    return bytes;
   }
 }

@@ -52,10 +52,12 @@ export async function hashSecret(secret: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
 }
 
-/** Constant-time equality of two equal-length digests. */
+/**
+ * Equality of two digests in constant time (the runtime's `timingSafeEqual`): how long it takes
+ * says nothing about where they differ. Digests of secrets always have the same length, so the
+ * length check reveals nothing either.
+ */
 export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
+  if (a.byteLength !== b.byteLength) return false;
+  return crypto.subtle.timingSafeEqual(a, b);
 }

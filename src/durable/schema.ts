@@ -37,6 +37,14 @@ const MIGRATIONS: string[][] = [
   ],
   // Turns for clients that cannot announce them (MCP, issue 7): a quiet spell starts the next one.
   [`ALTER TABLE sessions ADD COLUMN turn_idle_seconds INTEGER`, `ALTER TABLE sessions ADD COLUMN last_search_at INTEGER`],
+  // Audit trail (issue 6): one row per change to keys, settings or the catalog. AUTOINCREMENT so
+  // a sequence number is never reused once retention drops old rows (page cursors rely on it).
+  [
+    `CREATE TABLE audit_log (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL,
+       action TEXT NOT NULL, revision INTEGER NOT NULL, details TEXT NOT NULL)`,
+    `CREATE INDEX audit_by_time ON audit_log (at)`,
+  ],
 ];
 
 export function migrate(sql: SqlStorage): void {

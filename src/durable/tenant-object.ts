@@ -13,6 +13,7 @@ import { modelName } from "../catalog/render.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
+import { limitNote } from "../config/limits.ts";
 import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../config/settings.ts";
 import { synonymsSchema, type SynonymMap } from "../config/synonyms.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
@@ -30,6 +31,7 @@ import { TOOL_SEARCH_NAME, type ListEntry } from "../sessions/tool-list.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews, type TokenTotals } from "./catalog-views.ts";
 import { IndexCache, type LoadReport } from "./index-cache.ts";
+import { AuditLog, type AuditAction, type AuditEntry } from "./audit-log.ts";
 import { ALPHABET, digestsEqual, generateKey, hashSecret, randomString, type Scope } from "./keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate } from "./schema.ts";
@@ -163,7 +165,8 @@ export class TenantObject extends DurableObject<Env> {
   private readonly views: CatalogViews;
   private readonly sessions: SessionStore;
   private readonly sessionService: SessionService;
-  private readonly keys = new Map<string, KeyRecord | null>();
+  private readonly auditLog: AuditLog;
+  private readonly keys = new Map<string, KeyRecord>();
   private cachedSettings: Settings | null = null;
   private cachedSynonyms: { map: SynonymMap; compiled: Synonyms } | null = null;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
@@ -174,9 +177,11 @@ export class TenantObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.meta = new Meta(this.sql);
     this.repo = new CatalogRepo(this.sql);
-    this.index = new IndexCache(this.sql, this.repo, this.meta);
+    // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
+    this.index = new IndexCache(this.sql, this.repo, this.meta, () => void this.scheduleAlarm(Date.now() + SNAPSHOT_DELAY_MS));
     this.views = new CatalogViews(this.sql, this.meta);
     this.sessions = new SessionStore(this.sql);
+    this.auditLog = new AuditLog(this.sql);
     this.sessionService = new SessionService(this.sessions, this.repo, this.views, {
       settings: () => this.settings(),
       limits: () => loadConfig(this.env).limits,
@@ -208,12 +213,19 @@ export class TenantObject extends DurableObject<Env> {
     return null;
   }
 
+  /**
+   * A key's stored record. Only keys that exist are cached (at most the keys table): caching misses
+   * would let a flood of forged key ids, which costs the sender nothing, grow this object's memory
+   * without bound.
+   */
   private keyRecord(keyId: string): KeyRecord | null {
-    if (!this.keys.has(keyId)) {
-      const r = this.sql.exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(`SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
-      this.keys.set(keyId, r ? { hash: new Uint8Array(r.hash), scopes: JSON.parse(r.scopes) as Scope[], revoked: r.revoked_at !== null } : null);
-    }
-    return this.keys.get(keyId) ?? null;
+    const cached = this.keys.get(keyId);
+    if (cached) return cached;
+    const r = this.sql.exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(`SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
+    if (!r) return null;
+    const record = { hash: new Uint8Array(r.hash), scopes: JSON.parse(r.scopes) as Scope[], revoked: r.revoked_at !== null };
+    this.keys.set(keyId, record);
+    return record;
   }
 
   private async guarded<T>(caller: Caller, scope: Scope, work: () => Result<T> | Promise<Result<T>>): Promise<Result<T>> {
@@ -234,6 +246,7 @@ export class TenantObject extends DurableObject<Env> {
       this.meta.set("created_at", created);
       this.meta.set("settings", JSON.stringify(parsed.data));
       this.meta.set("revision", 0);
+      this.audit({ kind: "operator" }, "tenant.create", { settings: Object.keys(settings) });
     });
     this.cachedSettings = parsed.data;
     return ok({ id, created_at: iso(created)!, settings: parsed.data });
@@ -256,7 +269,11 @@ export class TenantObject extends DurableObject<Env> {
       } catch (e) {
         return fail("invalid-request", `settings are not valid: ${e instanceof Error ? e.message : e}`);
       }
-      this.meta.set("settings", JSON.stringify(next));
+      this.ctx.storage.transactionSync(() => {
+        this.meta.set("settings", JSON.stringify(next));
+        // Settings are tuning numbers, not secrets: the entry keeps the patch as sent.
+        this.audit(caller, "settings.update", { patch });
+      });
       this.cachedSettings = next;
       return ok(next);
     });
@@ -281,30 +298,46 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => {
       const parsed = synonymsSchema(loadConfig(this.env).limits).safeParse(synonyms);
       if (!parsed.success) return fail("invalid-request", "synonyms are not valid", { issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
-      this.meta.set("synonyms", JSON.stringify(parsed.data));
+      this.ctx.storage.transactionSync(() => {
+        this.meta.set("synonyms", JSON.stringify(parsed.data));
+        this.audit(caller, "synonyms.replace", { keys: Object.keys(parsed.data).length });
+      });
       this.cachedSynonyms = { map: parsed.data, compiled: compileSynonyms(parsed.data) };
       return ok(parsed.data);
     });
+  }
+
+  // ---- audit --------------------------------------------------------------------------------------
+
+  /** Records a change in the audit trail; call inside the change's own transaction. */
+  private audit(caller: Caller, action: AuditAction, details: Record<string, unknown>): void {
+    const actor = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
+    this.auditLog.record({ actor, action, revision: this.meta.number("revision"), details }, loadConfig(this.env).limits);
+  }
+
+  async auditTrail(caller: Caller, options: { before?: number | undefined; limit: number }): Promise<Result<{ entries: AuditEntry[]; more: boolean }>> {
+    return this.guarded(caller, "admin", () => ok(this.auditLog.page(options)));
   }
 
   // ---- keys ---------------------------------------------------------------------------------------
 
   async createKey(caller: Caller, scopes: Scope[], label: string | null): Promise<Result<KeyInfo & { key: string }>> {
     return this.guarded(caller, "admin", async () => {
-      const max = loadConfig(this.env).limits.max_keys_per_tenant;
-      const count = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys`).one().n;
-      if (count >= max) return fail("conflict", `This tenant holds ${count} keys; the limit is ${max}. Revoke unused keys first.`);
+      // Hashed before the check, so that nothing awaits between counting and inserting: two
+      // concurrent creations cannot both take the last free place.
       const fresh = generateKey(this.tenantId()!);
+      const hash = await hashSecret(fresh.secret);
+      const limits = loadConfig(this.env).limits;
+      const active = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL`).one().n;
+      if (active >= limits.max_keys_per_tenant) {
+        return fail("conflict", `This tenant holds ${active} active keys, the most it may hold ${limitNote("max_keys_per_tenant", limits)}. Revoke unused keys first.`);
+      }
       const created = Date.now();
       const unique = [...new Set(scopes)];
-      this.sql.exec(
-        `INSERT INTO keys (id, hash, scopes, label, created_at) VALUES (?, ?, ?, ?, ?)`,
-        fresh.keyId,
-        await hashSecret(fresh.secret),
-        JSON.stringify(unique),
-        label,
-        created,
-      );
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec(`INSERT INTO keys (id, hash, scopes, label, created_at) VALUES (?, ?, ?, ?, ?)`, fresh.keyId, hash, JSON.stringify(unique), label, created);
+        this.audit(caller, "key.create", { key_id: fresh.keyId, scopes: unique });
+      });
       this.keys.delete(fresh.keyId);
       return ok({ id: fresh.keyId, key: fresh.key, scopes: unique, label, created_at: iso(created)!, revoked_at: null });
     });
@@ -323,12 +356,26 @@ export class TenantObject extends DurableObject<Env> {
     );
   }
 
+  /**
+   * Revokes a key with immediate effect. Revoked keys stay listed, the newest
+   * `max_keys_per_tenant` of them: older ones are deleted (a deleted key is refused like a revoked
+   * one), so creating and revoking keys forever cannot grow the table without bound.
+   */
   async revokeKey(caller: Caller, keyId: string): Promise<Result<null>> {
     return this.guarded(caller, "admin", () => {
-      const exists = this.sql.exec(`SELECT 1 FROM keys WHERE id = ?`, keyId).toArray().length > 0;
-      if (!exists) return fail("not-found", `No key '${keyId}' in this tenant.`);
-      this.sql.exec(`UPDATE keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, Date.now(), keyId);
-      this.keys.delete(keyId); // takes effect on the very next request
+      const row = this.sql.exec<{ revoked_at: number | null }>(`SELECT revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
+      if (!row) return fail("not-found", `No key '${keyId}' in this tenant.`);
+      if (row.revoked_at !== null) return ok(null); // revoking twice changes nothing
+      const limits = loadConfig(this.env).limits;
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec(`UPDATE keys SET revoked_at = ? WHERE id = ?`, Date.now(), keyId);
+        this.sql.exec(
+          `DELETE FROM keys WHERE id IN (SELECT id FROM keys WHERE revoked_at IS NOT NULL ORDER BY revoked_at DESC, id LIMIT -1 OFFSET ?)`,
+          limits.max_keys_per_tenant,
+        );
+        this.audit(caller, "key.revoke", { key_id: keyId });
+      });
+      this.keys.clear(); // takes effect on the very next request (and forgets keys the cleanup deleted)
       return ok(null);
     });
   }
@@ -336,7 +383,7 @@ export class TenantObject extends DurableObject<Env> {
   // ---- catalog writes -----------------------------------------------------------------------------
 
   async upsertTools(caller: Caller, rows: ToolRow[]): Promise<Result<BatchCounts>> {
-    return this.guarded(caller, "write", () => this.writeCatalog(rows, [], null));
+    return this.guarded(caller, "write", () => this.writeCatalog(caller, rows, [], null));
   }
 
   /** setTools semantics: after this, the server holds exactly `rows` (an empty list removes them all). */
@@ -344,7 +391,7 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "write", () => {
       const keep = new Set(rows.map((r) => r.id));
       const removals = this.repo.serverToolIds(server).filter((id) => !keep.has(id));
-      return this.writeCatalog(rows, removals, { server, deferTools });
+      return this.writeCatalog(caller, rows, removals, { server, deferTools });
     });
   }
 
@@ -357,6 +404,7 @@ export class TenantObject extends DurableObject<Env> {
         this.repo.deleteServer(server);
         this.forgetTools(removals);
         revision = this.bumpRevision();
+        this.audit(caller, "server.delete", { server, removed: removals.length });
       });
       this.afterCatalogChange([], removals);
       return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: removals.length });
@@ -371,6 +419,7 @@ export class TenantObject extends DurableObject<Env> {
         this.repo.deleteTools([id]);
         this.forgetTools([id]);
         revision = this.bumpRevision();
+        this.audit(caller, "tool.delete", { tool_id: id });
       });
       this.afterCatalogChange([], [id]);
       return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: 1 });
@@ -379,17 +428,24 @@ export class TenantObject extends DurableObject<Env> {
 
   /**
    * The one write path. Checks everything first (capacity, model-name clashes), then writes rows,
-   * removals, servers and the revision in one transaction: a refused or failed write changes nothing.
-   * No await happens between the checks and the commit, so concurrent writers apply one at a time.
+   * removals, servers, the revision and the audit entry in one transaction: a refused or failed
+   * write changes nothing. No await happens between the checks and the commit, so concurrent
+   * writers apply one at a time. A write that changes nothing (same hashes, no new server, same
+   * defer_tools) keeps the revision and records nothing.
    */
-  private writeCatalog(rows: ToolRow[], removals: string[], server: { server: string; deferTools: Defer | null } | null): Result<BatchCounts> {
+  private writeCatalog(caller: Caller, rows: ToolRow[], removals: string[], server: { server: string; deferTools: Defer | null } | null): Result<BatchCounts> {
     const limits = loadConfig(this.env).limits;
     const existing = this.repo.hashes(rows.map((r) => r.id));
     const changed = rows.filter((r) => existing.get(r.id) !== r.hash);
     const added = rows.filter((r) => !existing.has(r.id)).length;
     const total = this.repo.countTools() + added - removals.length;
     if (total > limits.max_tools_per_tenant) {
-      return fail("invalid-request", `This change would leave ${total} tools in the catalog; the limit is ${limits.max_tools_per_tenant}.`);
+      return fail("conflict", `This change would leave ${total} tools in the catalog, more than a tenant may hold ${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`);
+    }
+    const newServers = this.repo.missingServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
+    const servers = this.repo.countServers() + newServers.length;
+    if (newServers.length > 0 && servers > limits.max_servers_per_tenant) {
+      return fail("conflict", `This change would leave ${servers} servers in the catalog, more than a tenant may hold ${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`);
     }
     const clash = this.modelNameClashes(changed, new Set(removals));
     if (clash.length > 0) {
@@ -397,22 +453,23 @@ export class TenantObject extends DurableObject<Env> {
     }
     // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
     const deferChanges = server?.deferTools != null && this.repo.serverDefer(server.server) !== server.deferTools;
-    const nothingChanges = changed.length === 0 && removals.length === 0 && !deferChanges;
-    if (nothingChanges) {
-      if (server) this.repo.ensureServers([server.server]);
+    if (changed.length === 0 && removals.length === 0 && newServers.length === 0 && !deferChanges) {
       return ok({ revision: this.meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });
     }
+    const counts = { added, updated: changed.length - added, unchanged: rows.length - changed.length, removed: removals.length };
     let revision = 0;
     this.ctx.storage.transactionSync(() => {
       this.repo.deleteTools(removals);
       this.forgetTools(removals);
       this.repo.writeTools(changed, this.meta.number("revision") + 1);
-      this.repo.ensureServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
+      this.repo.ensureServers(newServers);
       if (server?.deferTools) this.repo.setServerDefer(server.server, server.deferTools);
       revision = this.bumpRevision();
+      if (server) this.audit(caller, "server.replace", { server: server.server, ...counts, ...(server.deferTools ? { defer_tools: server.deferTools } : {}) });
+      else this.audit(caller, "tools.upsert", { ...counts, servers: new Set(rows.map((r) => r.server)).size });
     });
     this.afterCatalogChange(changed, removals);
-    return ok({ revision, added, updated: changed.length - added, unchanged: rows.length - changed.length, removed: removals.length });
+    return ok({ revision, ...counts });
   }
 
   /** Pairs of distinct tools that would share a model-facing name (e.g. `a.b` and `a_b` on one server). */
@@ -470,7 +527,7 @@ export class TenantObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.meta.delete("alarm_at");
     if (!this.tenantId()) return;
-    if (!this.index.snapshotIsCurrent()) this.index.writeSnapshot();
+    if (this.index.needsSnapshot()) this.index.writeSnapshot();
     this.ctx.storage.transactionSync(() => this.sessions.deleteExpired(Date.now()));
     const next = this.sessions.nextExpiry();
     if (next !== null) await this.scheduleAlarm(next);
@@ -637,7 +694,8 @@ export class TenantObject extends DurableObject<Env> {
   private runSearch(input: SearchInput): Result<SearchOutput> {
     const settings = this.settings();
     const threshold = input.threshold ?? settings.matching_threshold ?? loadConfig(this.env).matchingThreshold;
-    const limit = input.max_results ?? settings.default_max_results;
+    // A tenant's default_max_results may exceed a deployment that lowered max_results.
+    const limit = Math.min(input.max_results ?? settings.default_max_results, loadConfig(this.env).limits.max_results);
 
     if (input.tool_id !== undefined) {
       const row = this.repo.getTool(input.tool_id);
@@ -649,20 +707,20 @@ export class TenantObject extends DurableObject<Env> {
     const index = this.index.get();
     const options = { params: this.bm25f(), synonyms: this.synonyms().compiled };
     const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
-    const rows = input.with_rows ? this.repo.getTools(hits.map((h) => h.id)) : [];
-    const results = hits.map((hit): SearchResultItem => {
-      const doc = index.document(hit.id)!;
-      const tool = parseToolId(hit.id)!;
-      return {
-        tool_id: hit.id,
-        server: tool.server,
-        name: tool.name,
-        model_name: doc.aliases[0] ?? modelName(tool),
-        description: doc.description,
-        score: round(hit.score),
-        match: hit.match,
-        ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
-      };
+    // The index keeps no text: names and descriptions come from the rows, the source of truth.
+    const rows = this.repo.getTools(hits.map((h) => h.id));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const results = hits.flatMap((hit): SearchResultItem[] => {
+      const row = byId.get(hit.id);
+      if (!row) return [];
+      return [
+        {
+          ...this.summary(row),
+          score: round(hit.score),
+          match: hit.match,
+          ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
+        },
+      ];
     });
     let message: string | undefined;
     if (results.length === 0) {
@@ -699,10 +757,13 @@ export class TenantObject extends DurableObject<Env> {
         this.sessionService.touch(existing, now);
         return ok({ created: false, session: this.sessionService.view(existing) });
       }
-      const limit = loadConfig(this.env).limits.max_sessions_per_tenant;
+      const limits = loadConfig(this.env).limits;
       const live = this.sessions.countLive(now);
-      if (live >= limit) {
-        return fail("conflict", `This tenant has ${live} live sessions; the limit is ${limit}. DELETE sessions that have ended, or lower session_ttl_seconds.`);
+      if (live >= limits.max_sessions_per_tenant) {
+        return fail(
+          "conflict",
+          `This tenant has ${live} live sessions, the most it may hold ${limitNote("max_sessions_per_tenant", limits)}. DELETE sessions that have ended, or lower session_ttl_seconds.`,
+        );
       }
       const clash = tools ? this.sessionService.clashes(tools) : null;
       if (clash) return clash;
@@ -732,14 +793,12 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * The tool-search session behind a new MCP session: `bind`, an existing session the client
-   * names, or a new one with a generated id whose turns also start after a quiet spell (the
-   * tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
+   * A new tool-search session behind a new MCP session, whose turns also start after a quiet spell
+   * (the tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
    */
-  async openMcpSession(caller: Caller, bind: string | null): Promise<Result<SessionView>> {
-    if (bind !== null) return this.getSession(caller, bind);
+  async openMcpSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
     const idle = this.settings().mcp_turn_idle_seconds;
-    const created = await this.createSession(caller, { session_id: `mcp_${randomString(32, ALPHABET)}`, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) }, null);
+    const created = await this.createSession(caller, { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) }, null);
     return created.ok ? ok(created.value.session) : created;
   }
 

@@ -2,12 +2,19 @@
  * The Hono application: middleware (config, body limit, tenant auth), every route, the OpenAPI
  * document. Built once per configuration; the Worker entry point only forwards requests.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../durable/keys.ts";
-import { callerFor, isCaller, requireOperator } from "./auth.ts";
+import type { Context } from "hono";
+import { limitNote } from "../config/limits.ts";
+import type { ApiError } from "../errors.ts";
+import { callerFor, isAuthenticated, requireOperator, type Authenticated } from "./auth.ts";
+import { bodyGuard } from "./body-guard.ts";
+
+import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
@@ -22,6 +29,15 @@ import { API_VERSION } from "./version.ts";
 
 export { API_VERSION };
 
+const healthz = createRoute({
+  method: "get",
+  path: "/healthz",
+  tags: ["service"],
+  summary: "Liveness: answers while the Worker runs (no token)",
+  security: [],
+  responses: { 200: { description: "Alive", content: { "application/json": { schema: z.object({ ok: z.literal(true) }) } } } },
+});
+
 export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -35,32 +51,35 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     c.set("config", config);
     await next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: config.limits.max_body_bytes,
-      onError: (c) => sendError(c, errorBody("payload-too-large", `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches.`)),
-    }),
-  );
-  // Creating tenants is the operator's: checked before the body is even read.
+  // Who is calling and whether they are within their rate limit come first: a request refused for
+  // either costs no body read and no tenant work.
   app.use("/v1/tenants", async (c, next) => {
-    const denied = await requireOperator(c, config);
-    if (denied) throw new ApiFailure(denied);
+    await admit(c, await requireOperator(c, config));
     await next();
   });
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant)) refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
-    const caller = await callerFor(c, tenant, config);
-    if (!isCaller(caller)) throw new ApiFailure(caller);
-    c.set("caller", caller);
+    await admit(c, await callerFor(c, tenant, config));
     c.set("tenantId", tenant);
     c.set("tenant", tenantStub(c.env, tenant));
     await next();
   });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: config.limits.max_body_bytes,
+      onError: (c) =>
+        sendError(
+          c,
+          errorBody("payload-too-large", `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches ${limitNote("max_body_bytes", config.limits)}.`),
+        ),
+    }),
+  );
+  app.use("*", bodyGuard(config.limits));
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
-  registerTenantRoutes(app);
+  app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
+  registerTenantRoutes(app, config);
   registerCatalogRoutes(app, config);
   registerSearchRoutes(app, config);
   registerSessionRoutes(app, config);
@@ -96,6 +115,14 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     }),
   );
   return app;
+}
+
+/** Lets an authenticated caller within its rate limit through; refuses anyone else. */
+async function admit(c: Context<AppEnv>, who: Authenticated | ApiError): Promise<void> {
+  if (!isAuthenticated(who)) throw new ApiFailure(who);
+  const limited = await checkRateLimit(c.env, who.subject);
+  if (limited) throw new ApiFailure(limited.body, 429, { "retry-after": String(limited.retryAfterSeconds) });
+  c.set("caller", who.caller);
 }
 
 const apps = new WeakMap<object, OpenAPIHono<AppEnv>>();

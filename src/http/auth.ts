@@ -1,14 +1,20 @@
 /**
  * Who is calling. `Authorization: Bearer <token>` carries either the operator token (secret
- * ADMIN_TOKEN, compared in constant time) or a tenant key, whose tenant must be the one in the
- * path. The key's secret and scopes are checked by the tenant's own Durable Object.
+ * ADMIN_TOKEN) or a tenant key, whose tenant must be the one in the path. Both are compared as
+ * SHA-256 digests in constant time; the key's secret and scopes are checked by the tenant's own
+ * Durable Object. The token's digest also names the credential to the rate limiter.
  */
 import type { Context } from "hono";
 import type { ServiceConfig } from "../config/env.ts";
 import { digestsEqual, hashSecret, parseKey } from "../durable/keys.ts";
 import type { Caller } from "../durable/tenant-object.ts";
-import type { ApiError } from "../errors.ts";
-import { errorBody } from "./errors.ts";
+import { errorBody, type ApiError } from "../errors.ts";
+import type { RateLimitSubject } from "./rate-limit.ts";
+
+export interface Authenticated {
+  caller: Caller;
+  subject: RateLimitSubject;
+}
 
 function bearer(c: Context): string | null {
   const header = c.req.header("authorization") ?? "";
@@ -16,35 +22,40 @@ function bearer(c: Context): string | null {
   return m ? m[1]! : null;
 }
 
-async function isOperatorToken(token: string, config: ServiceConfig): Promise<boolean> {
+const operatorDigests = new WeakMap<ServiceConfig, Promise<Uint8Array>>();
+
+/** Whether a token's digest is the operator token's. Equal-length digests, compared in constant time. */
+async function isOperator(digest: Uint8Array, config: ServiceConfig): Promise<boolean> {
   if (!config.adminToken) return false;
-  // Hashing both sides first gives equal lengths, so the comparison time says nothing about the token.
-  return digestsEqual(await hashSecret(token), await hashSecret(config.adminToken));
+  let expected = operatorDigests.get(config);
+  if (!expected) operatorDigests.set(config, (expected = hashSecret(config.adminToken)));
+  return digestsEqual(digest, await expected);
 }
 
 const MISSING = "Send 'Authorization: Bearer <key>' with a tenant API key (or the operator token).";
 
 /** The caller for a route under /v1/tenants/{tenant}, or the error to answer with. */
-export async function callerFor(c: Context, tenant: string, config: ServiceConfig): Promise<Caller | ApiError> {
+export async function callerFor(c: Context, tenant: string, config: ServiceConfig): Promise<Authenticated | ApiError> {
   const token = bearer(c);
   if (!token) return errorBody("unauthorized", MISSING);
-  if (await isOperatorToken(token, config)) return { kind: "operator" };
+  const digest = await hashSecret(token);
+  if (await isOperator(digest, config)) return { caller: { kind: "operator" }, subject: { kind: "operator" } };
   const key = parseKey(token);
   if (!key) return errorBody("unauthorized", "The bearer token is neither a tenant API key (tsk_...) nor the operator token.");
   if (key.tenant !== tenant) return errorBody("forbidden", "This key belongs to another tenant; a key works only on its own tenant.");
-  return { kind: "key", keyId: key.keyId, secret: key.secret };
+  return { caller: { kind: "key", keyId: key.keyId, secret: key.secret }, subject: { kind: "key", tokenDigest: digest } };
 }
 
 /** Operator-only routes (creating tenants). */
-export async function requireOperator(c: Context, config: ServiceConfig): Promise<ApiError | null> {
+export async function requireOperator(c: Context, config: ServiceConfig): Promise<Authenticated | ApiError> {
   const token = bearer(c);
   if (!token) return errorBody("unauthorized", "Send 'Authorization: Bearer <operator token>'.");
-  if (await isOperatorToken(token, config)) return null;
+  if (await isOperator(await hashSecret(token), config)) return { caller: { kind: "operator" }, subject: { kind: "operator" } };
   if (!config.adminToken) return errorBody("unauthorized", "No operator token is configured on this deployment (set the ADMIN_TOKEN secret).");
   if (parseKey(token)) return errorBody("forbidden", "Tenant keys cannot create tenants; use the operator token.");
   return errorBody("unauthorized", "The operator token is not valid.");
 }
 
-export function isCaller(value: Caller | ApiError): value is Caller {
-  return "kind" in value;
+export function isAuthenticated(value: Authenticated | ApiError): value is Authenticated {
+  return "caller" in value;
 }

@@ -8,25 +8,25 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { issueReasons } from "../catalog/batch.ts";
-import { ERROR_STATUS, type ApiError, type ErrorCode, type Result } from "../errors.ts";
+import { ERROR_STATUS, errorBody, type ApiError, type ErrorCode, type Result } from "../errors.ts";
 
-export function errorBody(code: ErrorCode, message: string, details: Record<string, unknown> = {}): ApiError {
-  return { error: code, message, ...details };
-}
+export { errorBody };
 
-export function sendError(c: Context, error: ApiError, status: ContentfulStatusCode = ERROR_STATUS[error.error]): Response {
-  return c.json(error, status);
+export function sendError(c: Context, error: ApiError, status: ContentfulStatusCode = ERROR_STATUS[error.error], headers: Record<string, string> = {}): Response {
+  return c.json(error, status, headers);
 }
 
 /** A refusal on its way to the client: thrown by handlers, answered by onError. */
 export class ApiFailure extends Error {
   readonly body: ApiError;
   readonly status: ContentfulStatusCode;
+  readonly headers: Record<string, string>;
 
-  constructor(body: ApiError, status: ContentfulStatusCode = ERROR_STATUS[body.error]) {
+  constructor(body: ApiError, status: ContentfulStatusCode = ERROR_STATUS[body.error], headers: Record<string, string> = {}) {
     super(body.message);
     this.body = body;
     this.status = status;
+    this.headers = headers;
   }
 }
 
@@ -47,7 +47,7 @@ export function validationError(c: Context, where: string, issues: readonly z.co
 
 /** Hono's error hook: known HTTP exceptions keep their meaning, anything else is an opaque 500. */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof ApiFailure) return sendError(c, err.body, err.status);
+  if (err instanceof ApiFailure) return sendError(c, err.body, err.status, err.headers);
   if (err instanceof HTTPException) {
     const status = err.status;
     if (status === 413) return sendError(c, errorBody("payload-too-large", err.message || "The request body is too large."));

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ServerNameSchema } from "../catalog/tool.ts";
 import { EXPORT_FORMATS } from "../catalog/vendor.ts";
-import type { Limits } from "../config/limits.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
 
 export const ExportFormatSchema = z
   .enum(EXPORT_FORMATS)
@@ -15,7 +15,13 @@ export function exportQuerySchema(limits: Limits) {
   return z.object({
     format: ExportFormatSchema,
     cursor: z.string().max(1024).optional().describe("next_cursor of the previous page"),
-    limit: z.coerce.number().int().min(1).max(limits.max_export_page).default(1000).describe("Tools per page (a page ends at a server boundary when it can)"),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(limits.max_export_page, `pages hold at most ${limits.max_export_page} tools ${limitNote("max_export_page", limits)}`)
+      .default(Math.min(1000, limits.max_export_page))
+      .describe("Tools per page (a page ends at a server boundary when it can)"),
     server: ServerNameSchema.optional().describe("Only this server's tools"),
     tool_search: z
       .enum(["true", "false"])

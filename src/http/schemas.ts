@@ -7,10 +7,11 @@ import { schemasFor } from "../catalog/batch.ts";
 import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
 import { OUTPUT_FORMATS, OutputFormatSchema } from "../catalog/render.ts";
 import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendor.ts";
-import type { Limits } from "../config/limits.ts";
+import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../config/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
+import { AUDIT_ACTIONS } from "../durable/audit-log.ts";
 import { ScopeSchema, TENANT_ID } from "../durable/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 
@@ -32,12 +33,20 @@ export const TenantSchema = z
   .object({ id: z.string(), created_at: z.string(), settings: SettingsSchema })
   .meta({ id: "Tenant", example: { id: "acme", created_at: "2026-11-29T12:00:00.000Z", settings: SettingsSchema.parse({ default_max_results: 8 }) } });
 
-export const CreateKeySchema = z
-  .strictObject({
-    scopes: z.array(ScopeSchema).min(1).max(3).describe("Any of search, write, admin"),
-    label: z.string().max(200).optional().describe("A note for humans: who or what uses the key"),
-  })
-  .meta({ id: "CreateKey", example: { scopes: ["search"], label: "agent backend" } });
+export function createKeySchema(limits: Limits) {
+  return z
+    .strictObject({
+      scopes: z.array(ScopeSchema).min(1).max(3).describe("Any of search, write, admin"),
+      label: z
+        .string()
+        .max(limits.max_label_chars, `labels are at most ${limits.max_label_chars} characters ${limitNote("max_label_chars", limits)}`)
+        .optional()
+        .describe("A note for humans: who or what uses the key"),
+    })
+    .meta({ id: "CreateKey", example: { scopes: ["search"], label: "agent backend" } });
+}
+/** The key-creation body at the default limits: for the typed client's types (routes build theirs from the deployment's). */
+export const CreateKeySchema = createKeySchema(DEFAULT_LIMITS);
 export const KeyInfoSchema = z
   .object({
     id: z.string(),
@@ -62,6 +71,36 @@ export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe(
     revoked_at: null,
   },
 });
+
+// ---- audit trail --------------------------------------------------------------------------------
+
+export const AuditEntrySchema = z
+  .object({
+    seq: z.number().int().describe("Increases with every entry; never reused"),
+    at: z.string().describe("When the change was made (ISO 8601)"),
+    actor: z.string().describe('Who made it: "operator" or "key:<key id>"'),
+    action: z.enum(AUDIT_ACTIONS),
+    revision: z.number().int().describe("The catalog revision once the change was made"),
+    details: z.record(z.string(), z.unknown()).describe("Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, tools added/updated/unchanged/removed, the server"),
+  })
+  .meta({
+    id: "AuditEntry",
+    example: { seq: 12, at: "2026-01-05T10:00:00.000Z", actor: "key:k3xa9b2c4d5e", action: "tools.upsert", revision: 7, details: { added: 3, updated: 1, unchanged: 40, removed: 0, servers: 2 } },
+  });
+
+export const AuditPageSchema = z
+  .object({
+    entries: z.array(AuditEntrySchema).describe("Newest first"),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for older entries; null at the end"),
+  })
+  .meta({ id: "AuditPage" });
+
+export function auditQuerySchema(limits: Limits) {
+  return z.object({
+    cursor: z.string().max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
+  });
+}
 
 // ---- catalog ------------------------------------------------------------------------------------
 
@@ -131,7 +170,7 @@ export const ToolPageSchema = z
 export function listToolsQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(1024).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_page_size).default(100),
+    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
     server: ServerNameSchema.optional(),
   });
 }
@@ -203,8 +242,19 @@ export function searchRequestSchema(limits: Limits) {
   return z
     .strictObject({
       tool_id: z.string().min(1).max(260).optional().describe("Exact id `server::name`: returns that tool or 404 with suggestions"),
-      query: z.string().min(1).max(limits.max_query_chars).optional().describe("Keywords, ranked with BM25F"),
-      max_results: z.number().int().min(1).max(limits.max_results).optional().describe("Default: the tenant's default_max_results (5)"),
+      query: z
+        .string()
+        .min(1)
+        .max(limits.max_query_chars, `queries are at most ${limits.max_query_chars} characters ${limitNote("max_query_chars", limits)}`)
+        .optional()
+        .describe("Keywords, ranked with BM25F"),
+      max_results: z
+        .number()
+        .int()
+        .min(1)
+        .max(limits.max_results, `max_results is at most ${limits.max_results} ${limitNote("max_results", limits)}`)
+        .optional()
+        .describe("Default: the tenant's default_max_results (5)"),
       threshold: z
         .number()
         .min(0)

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { schemasFor } from "../catalog/batch.ts";
 import { OutputFormatSchema } from "../catalog/render.ts";
-import type { Limits } from "../config/limits.ts";
-import { SessionIdSchema, SessionOptionsSchema, ToolReferenceSchema } from "../sessions/session.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
+import { SessionIdSchema, sessionOptionsSchema, ToolReferenceSchema } from "../sessions/session.ts";
 import { CallToolResultSchema } from "../sessions/tool-result.ts";
 import { BudgetSchema, TenantIdSchema, TokenFiguresSchema } from "./schemas.ts";
 
@@ -24,17 +24,23 @@ const EXAMPLE_DEFINITION = {
 
 /** The documented body of POST .../sessions (tools are validated item by item, like catalog uploads). */
 export function createSessionBodySchema(limits: Limits) {
-  return SessionOptionsSchema.extend({
+  return sessionOptionsSchema(limits).extend({
     tools: z
       .array(schemasFor(limits).any)
-      .max(limits.max_session_tools)
+      .max(limits.max_session_tools, sessionToolsMessage(limits))
       .optional()
       .describe("The session's own client tools (same rules as PUT .../sessions/{id}/tools)"),
   }).meta({ id: "CreateSession", example: { session_id: "chat-7f3a", budget_cap: 3 } });
 }
 
 /** The body as the route reads it: options validated here, tools validated afterwards item by item. */
-export const CreateSessionReadSchema = SessionOptionsSchema.extend({ tools: z.array(z.unknown()).optional() });
+export function createSessionReadSchema(limits: Limits) {
+  return sessionOptionsSchema(limits).extend({ tools: z.array(z.unknown()).optional() });
+}
+
+function sessionToolsMessage(limits: Pick<Limits, "max_session_tools">): string {
+  return `a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`;
+}
 
 export const SessionSchema = z
   .object({
@@ -95,7 +101,7 @@ export const StartTurnSchema = z
 
 export function setToolsBodySchema(limits: Limits) {
   return z
-    .strictObject({ tools: z.array(schemasFor(limits).any).max(limits.max_session_tools).describe("The complete new set; [] removes them all") })
+    .strictObject({ tools: z.array(schemasFor(limits).any).max(limits.max_session_tools, sessionToolsMessage(limits)).describe("The complete new set; [] removes them all") })
     .meta({ id: "SetSessionTools", example: { tools: [{ name: "ask_user", description: "Ask the user a question and wait for the answer", inputSchema: { type: "object" } }] } });
 }
 
@@ -156,7 +162,12 @@ export const ResolveResponseSchema = ListEntrySchema.extend({
 export function deferredQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(1024).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_deferred_page).default(1000),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(limits.max_deferred_page, `pages hold at most ${limits.max_deferred_page} lines ${limitNote("max_deferred_page", limits)}`)
+      .default(Math.min(1000, limits.max_deferred_page)),
     server: z.string().max(64).optional(),
   });
 }

@@ -13,7 +13,7 @@
  * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
 import { FIELDS, type Field } from "./document.ts";
-import { compact, FIELD_SLOT, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
+import { documentFrequency, ensureClean, FIELD_SLOT, forEachFrozen, frozenTerm, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
 
 export interface FieldParams {
   /** How much one occurrence in this field counts relative to one in the description. */
@@ -71,9 +71,13 @@ export interface TermExplanation {
 /** Scores are compared at this precision so that float noise never decides an order: ties go to the id. */
 const SCORE_EPSILON = 1e-9;
 
-// One scratch accumulator shared by every index in the isolate: scoring is synchronous, so no two
-// queries ever use it at once, and a 100,000-tool catalog does not allocate 800 KB per query.
+// One scratch accumulator (score by internal id) and one list of the ids it holds, shared by every
+// index in the isolate: scoring is synchronous, so no two queries ever use them at once, and a
+// 100,000-tool catalog does not allocate 800 KB per query.
 let scratch = new Float64Array(1024);
+let touched = new Int32Array(1024);
+/** 1 for the ids in `touched`: a part can be 0 (a field weighted 0), so the sum cannot tell. */
+let marked = new Uint8Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
@@ -123,7 +127,7 @@ function weightedTf(fields: FieldTable, packed: number, doc: number): number {
 
 /**
  * The `limit` best documents for `terms`, best first; equal scores ordered by `tieKey` ascending.
- * Terms must already be analysed and de-duplicated.
+ * Terms must already be analysed and de-duplicated (query.ts).
  */
 export function scoreTerms(
   store: PostingsStore,
@@ -132,29 +136,38 @@ export function scoreTerms(
   limit: number,
   tieKey: (internalId: number) => string,
 ): Scored[] {
-  compact(store);
+  ensureClean(store);
   const fields = fieldTable(store, params);
-  const touched: number[] = [];
-  for (const { term, weight } of terms) {
-    const list = store.terms.get(term);
-    if (!list) continue;
-    const termIdf = weight * idf(store.docs, list.length / 2);
-    for (let i = 0; i < list.length; i += 2) {
-      const doc = list[i]!;
-      const packed = list[i + 1]!;
-      const tf = weightedTf(fields, packed, doc);
-      if (doc >= scratch.length) {
-        const grown = new Float64Array(Math.max(doc + 1, scratch.length * 2));
-        grown.set(scratch);
-        scratch = grown;
-      }
-      if (scratch[doc] === 0) touched.push(doc);
-      scratch[doc]! += termPart(termIdf, tf, params);
+  let count = 0;
+  // Every term's part is added to a document's sum in query-term order, so a score does not
+  // depend on which segment (frozen or delta) holds an entry.
+  let termIdf = 0;
+  const add = (doc: number, packed: number) => {
+    const tf = weightedTf(fields, packed, doc);
+    if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc));
+    if (marked[doc] === 0) {
+      if (count >= touched.length) touched = grown(touched, count);
+      marked[doc] = 1;
+      touched[count++] = doc;
     }
+    scratch[doc]! += termPart(termIdf, tf, params);
+  };
+  for (const { term, weight } of terms) {
+    const df = documentFrequency(store, term);
+    if (df === 0) continue;
+    termIdf = weight * idf(store.docs, df);
+    const t = frozenTerm(store, term);
+    if (t >= 0) forEachFrozen(store, t, add);
+    const list = store.delta.get(term);
+    if (list) for (let i = 0; i < list.length; i += 2) add(list[i]!, list[i + 1]!);
   }
-  const scored = touched.map((internalId) => ({ internalId, score: scratch[internalId]! }));
-  for (const id of touched) scratch[id] = 0;
-  return topK(scored, limit, tieKey);
+  return topK(count, limit, tieKey);
+}
+
+function grown<T extends Float64Array | Int32Array | Uint8Array>(array: T, index: number): T {
+  const next = new (array.constructor as new (n: number) => T)(Math.max(index + 1, array.length * 2));
+  next.set(array);
+  return next;
 }
 
 function better(a: Scored, b: Scored, tieKey: (id: number) => string): boolean {
@@ -162,11 +175,25 @@ function better(a: Scored, b: Scored, tieKey: (id: number) => string): boolean {
   return tieKey(a.internalId) < tieKey(b.internalId);
 }
 
-/** Partial selection: keeps a sorted window of `limit` entries instead of sorting every match. */
-function topK(items: Scored[], limit: number, tieKey: (id: number) => string): Scored[] {
+/**
+ * Partial selection over the `count` touched documents, clearing the accumulator as it goes: a
+ * sorted window of `limit` entries, where a document that is clearly below the window's last
+ * score is rejected by one comparison, without allocating anything for it.
+ */
+function topK(count: number, limit: number, tieKey: (id: number) => string): Scored[] {
   const best: Scored[] = [];
-  for (const item of items) {
-    if (best.length === limit && !better(item, best[best.length - 1]!, tieKey)) continue;
+  for (let n = 0; n < count; n++) {
+    const internalId = touched[n]!;
+    const score = scratch[internalId]!;
+    scratch[internalId] = 0;
+    marked[internalId] = 0;
+    if (limit <= 0) continue;
+    if (best.length === limit) {
+      const last = best[limit - 1]!;
+      if (score < last.score - SCORE_EPSILON) continue;
+      if (!better({ internalId, score }, last, tieKey)) continue;
+    }
+    const item = { internalId, score };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);
@@ -182,25 +209,30 @@ export function explainTerms(
   params: Bm25fParams,
   internalId: number,
 ): TermExplanation[] {
-  compact(store);
+  ensureClean(store);
   const fields = fieldTable(store, params);
   const out: TermExplanation[] = [];
   for (const { term, weight, via } of terms) {
-    const list = store.terms.get(term);
-    if (!list) continue;
-    for (let i = 0; i < list.length; i += 2) {
-      if (list[i] !== internalId) continue;
-      const termIdf = idf(store.docs, list.length / 2);
-      const packed = list[i + 1]!;
-      const counts: Partial<Record<Field, number>> = {};
-      FIELDS.forEach((name, slot) => {
-        const count = (packed >> fields[slot]!.shift) & TF_MAX;
-        if (count !== 0) counts[name] = count;
-      });
-      const tf = weightedTf(fields, packed, internalId);
-      out.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score: termPart(weight * termIdf, tf, params) });
-      break;
-    }
+    const packed = entryOf(store, term, internalId);
+    if (packed === undefined) continue;
+    const termIdf = idf(store.docs, documentFrequency(store, term));
+    const counts: Partial<Record<Field, number>> = {};
+    FIELDS.forEach((name, slot) => {
+      const count = (packed >> fields[slot]!.shift) & TF_MAX;
+      if (count !== 0) counts[name] = count;
+    });
+    const tf = weightedTf(fields, packed, internalId);
+    out.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score: termPart(weight * termIdf, tf, params) });
   }
   return out;
+}
+
+/** The packed counts of `term` in one document, or undefined when the document lacks the term. */
+function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
+  let found: number | undefined;
+  const t = frozenTerm(store, term);
+  if (t >= 0) forEachFrozen(store, t, (doc, packed) => void (doc === internalId && (found = packed)));
+  const list = store.delta.get(term);
+  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
+  return found;
 }

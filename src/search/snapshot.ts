@@ -1,119 +1,249 @@
 /**
  * Binary snapshot of an index, so that a cold Durable Object restores instead of re-analysing
- * every tool. Layout (little-endian):
+ * every tool. Layout (little-endian, every section starting on a 4-byte boundary):
  *
- *   "TSIX" | u32 format | u32 headerBytes | header JSON | pad to 4 | i32 offsets[terms + 1] | i32 postings[]
+ *   u32 magic "TSIX" | u32 format | u32 index version | u32 section count | u32 byte length per section
+ *   | sections, in SECTIONS order
  *
- * The header holds strings (ids, search text, terms, lengths); posting lists, the bulk of the
- * index, are one Int32Array so that restoring them is a copy, not a parse.
+ * Strings (ids, name records, terms) are NUL-joined UTF-8, one decode and one split each; numbers
+ * are the typed arrays of the index as they lie in memory. Restoring the postings arena, its
+ * offsets and counts and the name tables is taking views over these bytes: nothing to parse,
+ * nothing to insert.
+ * Those sections come first and contiguous, so that one copy keeps them and lets the rest go.
+ *
+ * Encoding yields parts (the header, then each section with its padding) that mostly are views
+ * of the index's own arrays: writing a snapshot does not hold a second copy of the postings.
  */
 import type { RawData } from "@orama/orama";
-import { FIELDS, type Field, type SearchDocument } from "./document.ts";
-import { createPostingsStore, type PostingsStore } from "./postings.ts";
+import { FIELDS, type Field } from "./document.ts";
+import { emptyTable, type HashTable, type NameStore } from "./name-store.ts";
+import { createPostingsStore, frozenEntries, type PostingsStore } from "./postings.ts";
 
 const MAGIC = 0x58495354; // "TSIX" read as a little-endian u32
 /** Bump when the byte layout changes. Changes to analysis are covered by INDEX_VERSION. */
-const FORMAT = 1;
+export const SNAPSHOT_FORMAT = 3;
 
-interface Header {
-  indexVersion: number;
-  ids: string[];
-  docs: SearchDocument[];
-  docIds: number[];
-  lengths: Record<Field, number[]>;
+const SECTIONS = [
+  // Kept as views after a restore (see RETAINED):
+  "offsets",
+  "counts",
+  "exact:hashes",
+  "exact:ids",
+  "tails:hashes",
+  "tails:ids",
+  "postings",
+  // Read into other structures:
+  ...FIELDS.map((f) => `length:${f}` as const),
+  "meta",
+  "ids",
+  "records",
+  "terms",
+] as const;
+type Section = (typeof SECTIONS)[number];
+/** The leading sections that the restored index keeps as views. */
+const RETAINED = 7;
+
+const FIXED_HEADER = 16;
+const NUL = "\u0000";
+
+interface Meta {
+  /** Internal ids in use: 1..slots (Orama never reuses an id for another document). */
+  slots: number;
+  docs: number;
+  count: number;
   totals: Record<Field, number>;
-  docCount: number;
-  terms: string[];
 }
 
 export class SnapshotError extends Error {}
 
-interface OramaDocs {
-  docs: Record<number, SearchDocument>;
+interface SavedNames {
+  records: (string | undefined)[];
   count: number;
+  exact: HashTable;
+  tails: HashTable;
+}
+
+/** The snapshot as parts to be written in order; most are views of the index's arrays. */
+export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Array[] {
+  const store = raw.index as unknown as PostingsStore;
+  const names = raw.docs as unknown as SavedNames;
+  const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
+  const slots = ids.length;
+  const meta: Meta = { slots, docs: store.docs, count: names.count, totals: store.totals };
+  const records = Array.from({ length: slots }, (_, i) => names.records[i + 1] ?? "");
+  const sections: Record<Section, Uint8Array> = {
+    offsets: bytesOf(store.offsets),
+    counts: bytesOf(store.counts),
+    postings: store.postings,
+    "exact:hashes": bytesOf(names.exact.hashes),
+    "exact:ids": bytesOf(names.exact.ids),
+    "tails:hashes": bytesOf(names.tails.hashes),
+    "tails:ids": bytesOf(names.tails.ids),
+    ...(Object.fromEntries(FIELDS.map((f) => [`length:${f}`, bytesOf(sized(store.lengths[f], slots + 1))])) as Record<`length:${Field}`, Uint8Array>),
+    meta: utf8(JSON.stringify(meta)),
+    ids: utf8(joined(ids)),
+    records: utf8(joined(records)),
+    terms: utf8(joined(store.terms)),
+  };
+  const header = new Uint8Array(FIXED_HEADER + 4 * SECTIONS.length);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, SNAPSHOT_FORMAT, true);
+  view.setUint32(8, indexVersion, true);
+  view.setUint32(12, SECTIONS.length, true);
+  const parts: Uint8Array[] = [header];
+  SECTIONS.forEach((s, i) => {
+    const bytes = sections[s];
+    view.setUint32(FIXED_HEADER + 4 * i, bytes.byteLength, true);
+    parts.push(bytes);
+    if (bytes.byteLength % 4 !== 0) parts.push(new Uint8Array(align4(bytes.byteLength) - bytes.byteLength));
+  });
+  return parts;
 }
 
 export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
-  const store = raw.index as unknown as PostingsStore;
-  const docsRaw = raw.docs as unknown as OramaDocs;
-  const docIds = Object.keys(docsRaw.docs).map(Number);
-  const terms = [...store.terms.keys()];
-  const header: Header = {
-    indexVersion,
-    ids: (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId,
-    docs: docIds.map((id) => docsRaw.docs[id]!),
-    docIds,
-    lengths: Object.fromEntries(FIELDS.map((f) => [f, Array.from(store.lengths[f], (n) => n ?? 0)])) as Record<Field, number[]>,
-    totals: store.totals,
-    docCount: store.docs,
-    terms,
-  };
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const offsets = new Int32Array(terms.length + 1);
-  let total = 0;
-  terms.forEach((term, i) => {
-    offsets[i] = total;
-    total += store.terms.get(term)!.length;
-  });
-  offsets[terms.length] = total;
-  const headerEnd = align4(12 + json.length);
-  const bytes = new Uint8Array(headerEnd + offsets.byteLength + total * 4);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, FORMAT, true);
-  view.setUint32(8, json.length, true);
-  bytes.set(json, 12);
-  bytes.set(new Uint8Array(offsets.buffer), headerEnd);
-  const postings = new Int32Array(bytes.buffer, headerEnd + offsets.byteLength, total);
+  return concat(encodeSnapshotParts(raw, indexVersion));
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
-  for (const term of terms) {
-    const list = store.terms.get(term)!;
-    postings.set(list, at);
-    at += list.length;
-  }
-  return bytes;
+  for (const p of parts) (out.set(p, at), (at += p.byteLength));
+  return out;
 }
 
 /** Reads a snapshot back into Orama's raw form. Throws SnapshotError on anything unexpected. */
-export function decodeSnapshot(bytes: Uint8Array, indexVersion: number): RawData {
-  if (bytes.byteLength < 12) throw new SnapshotError("snapshot too short");
+export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData {
+  // Views need 4-byte alignment; bytes from storage usually start a fresh buffer, else copy once.
+  const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
+  if (bytes.byteLength < FIXED_HEADER) throw new SnapshotError("snapshot too short");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new SnapshotError("not an index snapshot");
-  if (view.getUint32(4, true) !== FORMAT) throw new SnapshotError("snapshot format differs");
-  const jsonLength = view.getUint32(8, true);
-  if (12 + jsonLength > bytes.byteLength) throw new SnapshotError("snapshot header truncated");
-  let header: Header;
-  try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + jsonLength))) as Header;
-  } catch {
-    throw new SnapshotError("snapshot header unreadable");
-  }
-  if (header.indexVersion !== indexVersion) throw new SnapshotError("snapshot index version differs");
-  // Copy into an aligned buffer: the bytes may come from storage at any offset.
-  const headerEnd = align4(12 + jsonLength);
-  const termCount = header.terms.length;
-  const binary = bytes.slice(headerEnd);
-  if (binary.byteLength < (termCount + 1) * 4) throw new SnapshotError("snapshot postings truncated");
-  const offsets = new Int32Array(binary.buffer, 0, termCount + 1);
-  const postingsLength = offsets[termCount]!;
-  if (binary.byteLength !== (termCount + 1 + postingsLength) * 4) throw new SnapshotError("snapshot postings truncated");
-  const postings = new Int32Array(binary.buffer, (termCount + 1) * 4, postingsLength);
+  if (view.getUint32(4, true) !== SNAPSHOT_FORMAT) throw new SnapshotError("snapshot format differs");
+  if (view.getUint32(8, true) !== indexVersion) throw new SnapshotError("snapshot index version differs");
+  if (view.getUint32(12, true) !== SECTIONS.length) throw new SnapshotError("snapshot sections differ");
+  const sections = {} as Record<Section, Uint8Array>;
+  let at = FIXED_HEADER + 4 * SECTIONS.length;
+  SECTIONS.forEach((s, i) => {
+    const length = view.getUint32(FIXED_HEADER + 4 * i, true);
+    if (at + length > bytes.byteLength) throw new SnapshotError(`snapshot truncated in ${s}`);
+    sections[s] = bytes.subarray(at, at + length);
+    at += align4(length);
+  });
+  if (at !== bytes.byteLength) throw new SnapshotError("snapshot has trailing bytes");
+  keepRetainedOnly(sections);
 
+  const meta = parseMeta(sections.meta);
+  const ids = strings(sections.ids, meta.slots, "ids");
+  const records = strings(sections.records, meta.slots, "records");
   const store = createPostingsStore();
-  header.terms.forEach((term, i) => store.terms.set(term, Array.from(postings.subarray(offsets[i]!, offsets[i + 1]!))));
-  store.lengths = header.lengths;
-  store.totals = header.totals;
-  store.docs = header.docCount;
-  const docs: Record<number, SearchDocument> = {};
-  header.docIds.forEach((id, i) => (docs[id] = header.docs[i]!));
+  store.terms = strings(sections.terms, -1, "terms");
+  store.offsets = int32(sections.offsets, store.terms.length + 1, "offsets");
+  store.counts = int32(sections.counts, store.terms.length, "counts");
+  store.frozenEntries = frozenEntries(store.counts);
+  store.postings = sections.postings;
+  checkOffsets(store.offsets, store.postings.length);
+  for (const f of FIELDS) store.lengths[f] = int32(sections[`length:${f}`], meta.slots + 1, `length:${f}`).slice(); // written in place
+  store.totals = meta.totals;
+  store.docs = meta.docs;
+  store.dead = new Uint8Array(meta.slots + 1);
+
+  const names: Omit<NameStore, "idStore"> = {
+    records: recordsById(records),
+    count: meta.count,
+    exact: table(sections, "exact"),
+    tails: table(sections, "tails"),
+  };
   return {
-    internalDocumentIDStore: { internalIdToId: header.ids },
+    internalDocumentIDStore: { internalIdToId: ids },
     index: store,
-    docs: { docs, count: header.docIds.length },
+    docs: names,
     sorting: { enabled: false },
     pinning: { rules: [] },
     language: "english",
   } as unknown as RawData;
+}
+
+/** Records indexed by internal id (from 1); removed documents' empty records become holes. */
+function recordsById(records: string[]): (string | undefined)[] {
+  const out = new Array<string | undefined>(records.length + 1);
+  for (let i = 0; i < records.length; i++) if (records[i] !== "") out[i + 1] = records[i];
+  return out;
+}
+
+/**
+ * Moves the retained sections (contiguous, at the front) into a buffer of their own when the rest
+ * is worth freeing: the strings and lengths are decoded into other structures, and views would
+ * otherwise keep their bytes alive for the life of the index.
+ */
+function keepRetainedOnly(sections: Record<Section, Uint8Array>): void {
+  const first = sections[SECTIONS[0]];
+  const last = sections[SECTIONS[RETAINED - 1]!];
+  const start = first.byteOffset;
+  const end = last.byteOffset + last.byteLength;
+  if (end - start >= 0.9 * first.buffer.byteLength) return;
+  const copy = new Uint8Array(first.buffer.slice(start, end));
+  for (const s of SECTIONS.slice(0, RETAINED)) sections[s] = copy.subarray(sections[s].byteOffset - start, sections[s].byteOffset - start + sections[s].byteLength);
+}
+
+function parseMeta(bytes: Uint8Array): Meta {
+  try {
+    const meta = JSON.parse(new TextDecoder().decode(bytes)) as Meta;
+    if (!Number.isInteger(meta.slots) || !Number.isInteger(meta.docs) || typeof meta.totals !== "object") throw new Error();
+    return meta;
+  } catch {
+    throw new SnapshotError("snapshot meta unreadable");
+  }
+}
+
+function table(sections: Record<Section, Uint8Array>, kind: "exact" | "tails"): HashTable {
+  const t = emptyTable();
+  const hashes = sections[`${kind}:hashes`];
+  t.hashes = new Uint32Array(hashes.buffer, hashes.byteOffset, hashes.byteLength >> 2);
+  t.ids = int32(sections[`${kind}:ids`], t.hashes.length, `${kind}:ids`);
+  return t;
+}
+
+function checkOffsets(offsets: Int32Array, postings: number): void {
+  if (offsets[0] !== 0 || offsets[offsets.length - 1] !== postings) throw new SnapshotError("snapshot offsets inconsistent");
+  for (let i = 1; i < offsets.length; i++) if (offsets[i]! < offsets[i - 1]!) throw new SnapshotError("snapshot offsets inconsistent");
+}
+
+function int32(bytes: Uint8Array, expected: number, what: string): Int32Array {
+  if (bytes.byteLength % 4 !== 0) throw new SnapshotError(`snapshot ${what} misaligned`);
+  const array = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  if (expected >= 0 && array.length !== expected) throw new SnapshotError(`snapshot ${what} has ${array.length} entries, expected ${expected}`);
+  return array;
+}
+
+function strings(bytes: Uint8Array, expected: number, what: string): string[] {
+  const text = new TextDecoder().decode(bytes);
+  const list = bytes.byteLength === 0 ? [] : text.split(NUL);
+  // An empty section is either no strings or one empty string: only `expected` can tell.
+  const out = list.length === 0 && expected === 1 ? [""] : list;
+  if (expected >= 0 && out.length !== expected) throw new SnapshotError(`snapshot ${what} has ${out.length} entries, expected ${expected}`);
+  return out;
+}
+
+function joined(list: readonly string[]): string {
+  for (const s of list) if (s.includes(NUL)) throw new Error("index strings must not contain NUL");
+  return list.join(NUL);
+}
+
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+/** The first `n` entries, zero-padded when the array is shorter. */
+function sized(array: Int32Array, n: number): Int32Array {
+  if (array.length >= n) return array.subarray(0, n);
+  const out = new Int32Array(n);
+  out.set(array);
+  return out;
+}
+
+function bytesOf(array: Int32Array | Uint32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
 function align4(n: number): number {

@@ -6,19 +6,20 @@
  * bench) and the tests all run exactly this code.
  */
 import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
-import { FIELDS, fieldTerms, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "./document.ts";
-import { nameKeys, queryKey } from "./names.ts";
-import { postingsIndex, type PostingsStore } from "./postings.ts";
+import { FIELDS, fieldTerms, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
+import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
+import { queryKey } from "./names.ts";
+import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { queryTerms, type Synonyms } from "./query.ts";
 import { DEFAULT_BM25F, explainTerms, scoreTerms, scoreUnit, type Bm25fParams, type QueryTerm, type TermExplanation } from "./ranker.ts";
 import { serverContext, type Context } from "./server-context.ts";
-import { decodeSnapshot, encodeSnapshot } from "./snapshot.ts";
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 export interface SearchOptions {
   limit: number;
@@ -73,6 +74,9 @@ export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T
   return hits.filter((h) => h.match !== "terms" || (open && h.score >= COMPANION_SHARE * threshold));
 }
 
+/** Tools analysed and inserted per step of an upsert. */
+const UPSERT_SLICE = 2_000;
+
 const tokenizer: Tokenizer = {
   language: "english",
   normalizationCache: new Map(),
@@ -83,39 +87,57 @@ const tokenizer: Tokenizer = {
 const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
 
 function createDb(): AnyOrama {
-  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex } }) as AnyOrama;
+  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex, documentsStore: nameStore } }) as AnyOrama;
 }
 
 export class ToolIndex {
   private readonly db: AnyOrama;
-  /** Exact-name keys (see names.ts) -> tool ids, and name tails -> tool ids. */
-  private readonly exact = new Map<string, Set<string>>();
-  private readonly tails = new Map<string, Set<string>>();
+  /**
+   * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
+   * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
+   * 100,000 tools building the map is a fifth of the restore.
+   */
+  private idsPending = false;
 
   private constructor(db: AnyOrama) {
     this.db = db;
-    for (const doc of Object.values(this.docs())) this.addNames(doc);
   }
 
   static empty(): ToolIndex {
     return new ToolIndex(createDb());
   }
 
+  /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
   static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
     const index = ToolIndex.empty();
     index.upsert(tools);
+    index.compact();
     return index;
   }
 
-  /** Restores a snapshot; throws SnapshotError when it is unreadable or from another index version. */
+  /**
+   * Restores a snapshot; throws SnapshotError when it is unreadable or from another index version.
+   * The postings and name tables become views over `bytes` (or over a copy of just those sections,
+   * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
+   */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
-    load(db, decodeSnapshot(bytes, INDEX_VERSION));
-    return new ToolIndex(db);
+    const raw = decodeSnapshot(bytes, INDEX_VERSION);
+    const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
+    load(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] } } as typeof raw);
+    db.internalDocumentIDStore.internalIdToId = ids;
+    const index = new ToolIndex(db);
+    index.idsPending = ids.length > 0;
+    return index;
   }
 
   snapshot(): Uint8Array {
     return encodeSnapshot(save(this.db), INDEX_VERSION);
+  }
+
+  /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
+  snapshotParts(): Uint8Array[] {
+    return encodeSnapshotParts(save(this.db), INDEX_VERSION);
   }
 
   get size(): number {
@@ -123,30 +145,42 @@ export class ToolIndex {
   }
 
   has(id: string): boolean {
-    return this.document(id) !== undefined;
-  }
-
-  /** The indexed text of a tool (name, server, description...), or undefined. */
-  document(id: string): SearchDocument | undefined {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(id);
-    return internalId === undefined ? undefined : this.docs()[internalId];
+    const internalId = this.idMap().get(id);
+    return internalId !== undefined && this.names().records[internalId] !== undefined;
   }
 
   /** Adds or replaces tools by id. */
+  /**
+   * Adds or replaces tools by id. Works in slices, so that a large upload (or a rebuild from rows)
+   * never holds every tool's search text at once and pending writes are merged as they grow.
+   */
   upsert(tools: Iterable<SearchableTool>): void {
-    const docs = [...tools].map(toSearchDocument);
+    let slice: SearchableTool[] = [];
+    for (const tool of tools) {
+      slice.push(tool);
+      if (slice.length === UPSERT_SLICE) (this.upsertSlice(slice), (slice = []));
+    }
+    if (slice.length > 0) this.upsertSlice(slice);
+  }
+
+  private upsertSlice(tools: SearchableTool[]): void {
+    const docs = tools.map(toSearchDocument);
     this.remove(docs.map((d) => d.id));
     insertMultiple(this.db, docs);
-    for (const doc of docs) this.addNames(doc);
+    settle(this.postings());
+    freezeNames(this.names(), false);
   }
 
   remove(ids: Iterable<string>): void {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length === 0) return;
-    for (const id of present) {
-      for (const [map, keys] of this.keysOf(this.document(id)!)) for (const key of keys) deleteFrom(map, key, id);
-    }
     removeMultiple(this.db, present);
+  }
+
+  /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
+  compact(): void {
+    freeze(this.postings());
+    freezeNames(this.names(), true);
   }
 
   /**
@@ -158,13 +192,12 @@ export class ToolIndex {
     const terms = queryTerms(query, options.synonyms);
     const key = queryKey(query);
     const named = new Map<string, Hit["match"]>();
-    for (const id of sorted(this.exact.get(key))) named.set(id, "exact-name");
-    for (const id of sorted(this.tails.get(key))) if (!named.has(id)) named.set(id, "name-tail");
+    for (const id of this.named("exact", key)) named.set(id, "exact-name");
+    for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
     const store = this.postings();
     const unit = scoreUnit(store.docs);
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const internal = this.db.internalDocumentIDStore.idToInternalId;
     const ranked = scoreTerms(store, terms, params, Math.max(CANDIDATES, options.limit + named.size), (i) => ids[i - 1]!);
     const candidates = ranked.map((r) => ({ id: ids[r.internalId - 1]!, score: r.score / unit }));
     const context = serverContext(candidates);
@@ -172,7 +205,7 @@ export class ToolIndex {
 
     const hits: Hit[] = [];
     for (const [id, match] of named) {
-      const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, internal.get(id)!)) / unit;
+      const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     const rest = candidates.filter((c) => !named.has(c.id)).map((c): Hit => ({ id: c.id, score: scored(c.id, c.score), match: "terms" }));
@@ -183,49 +216,38 @@ export class ToolIndex {
   }
 
   private explain(hit: Hit, terms: QueryTerm[], params: Bm25fParams, unit: number, context: Context | undefined): Explanation {
-    const internalId = this.db.internalDocumentIDStore.idToInternalId.get(hit.id)!;
+    const internalId = this.idMap().get(hit.id)!;
     const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({ ...p, score: p.score / unit }));
     const fields: Explanation["fields"] = {};
     for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
     return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };
   }
 
+  /** Tool ids whose `kind` name keys include `key`, sorted. */
+  private named(kind: NameKind, key: string): string[] {
+    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    return lookup(this.names(), kind, key)
+      .map((i) => ids[i - 1]!)
+      .sort();
+  }
+
+  /** Orama's id -> internal id map, filled in place (the name store shares it) if still pending. */
+  private idMap(): Map<string, number> {
+    const store = this.db.internalDocumentIDStore;
+    if (this.idsPending) {
+      store.internalIdToId.forEach((id, i) => store.idToInternalId.set(id, i + 1));
+      this.idsPending = false;
+    }
+    return store.idToInternalId;
+  }
+
   private postings(): PostingsStore {
     return this.db.data.index as unknown as PostingsStore;
   }
 
-  private docs(): Record<number, SearchDocument> {
-    return (this.db.data.docs as unknown as { docs: Record<number, SearchDocument> }).docs;
+  private names(): NameStore {
+    return this.db.data.docs as unknown as NameStore;
   }
-
-  private keysOf(doc: SearchDocument): [Map<string, Set<string>>, string[]][] {
-    const keys = nameKeys(doc.server, doc.toolName, doc.aliases);
-    return [
-      [this.exact, keys.exact],
-      [this.tails, keys.tails],
-    ];
-  }
-
-  private addNames(doc: SearchDocument): void {
-    for (const [map, keys] of this.keysOf(doc)) {
-      for (const key of keys) {
-        let set = map.get(key);
-        if (!set) map.set(key, (set = new Set()));
-        set.add(doc.id);
-      }
-    }
-  }
-}
-
-function deleteFrom(map: Map<string, Set<string>>, key: string, id: string): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(id);
-  if (set.size === 0) map.delete(key);
-}
-
-function sorted(ids: Set<string> | undefined): string[] {
-  return ids ? [...ids].sort() : [];
 }
 
 function sum(parts: TermExplanation[]): number {

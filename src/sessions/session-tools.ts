@@ -9,7 +9,7 @@
  * alone cannot exclude (a shortened catalog name of a 54+ character server, which may lack
  * `__`) is checked against the catalog when the tools are set, and refused as a clash.
  */
-import type { Limits } from "../config/limits.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
 import { issueReasons, schemasFor, type ItemError } from "../catalog/batch.ts";
 import { detectFormat, normalizeTool } from "../catalog/formats.ts";
 import type { JsonObject } from "../catalog/json.ts";
@@ -44,7 +44,7 @@ export type SessionToolsResult = { ok: true; tools: SessionTool[] } | { ok: fals
 /** Validates a whole list (any input format); either every item is a valid session tool, or every problem is reported. */
 export function parseSessionTools(items: readonly unknown[], limits: Limits): SessionToolsResult {
   if (items.length > limits.max_session_tools) {
-    return { ok: false, errors: [{ index: limits.max_session_tools, reasons: [`a session holds at most ${limits.max_session_tools} tools`] }] };
+    return { ok: false, errors: [{ index: limits.max_session_tools, reasons: [`a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`] }] };
   }
   const schemas = schemasFor(limits);
   const errors: ItemError[] = [];

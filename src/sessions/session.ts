@@ -4,6 +4,7 @@
  * client reads.
  */
 import { z } from "zod";
+import { limitNote, type Limits } from "../config/limits.ts";
 import { budget, type Budget } from "./budget.ts";
 
 /** Client-chosen ids: 1-128 of A-Z a-z 0-9 _ - . : starting with a letter or digit. */
@@ -26,34 +27,36 @@ export const BUDGET_MAX = 100;
 export const TURN_IDLE_MAX_SECONDS = 24 * 3600;
 
 /** The options a session is created with (the tools, if any, travel separately once validated). */
-export const SessionOptionsSchema = z.strictObject({
-  session_id: SessionIdSchema.optional().describe("Your own id for the session; generated when absent"),
-  budget_cap: z.number().int().min(1).max(BUDGET_MAX).optional().describe("Searches per turn; default: the tenant's search_budget"),
-  ttl_seconds: z
-    .number()
-    .int()
-    .min(TTL_MIN_SECONDS)
-    .max(TTL_MAX_SECONDS)
-    .optional()
-    .describe("The session ends after this long without a call that names it; default: the tenant's session_ttl_seconds"),
-  inline: z
-    .array(ToolReferenceSchema)
-    .max(256)
-    .optional()
-    .describe("Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)"),
-  deferred_tool_loading: z.boolean().optional().describe("true: the inline tools go back to search instead of being loaded"),
-  turn_idle_seconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(TURN_IDLE_MAX_SECONDS)
-    .optional()
-    .describe(
-      "For clients that cannot say when a user message arrives (MCP clients): a search more than this many seconds after the " +
-        "session's previous search starts the next turn by itself. Starting a turn explicitly switches this off for the session",
-    ),
-});
-export type SessionOptions = z.infer<typeof SessionOptionsSchema>;
+export function sessionOptionsSchema(limits: Pick<Limits, "max_inline_tools">) {
+  return z.strictObject({
+    session_id: SessionIdSchema.optional().describe("Your own id for the session; generated when absent"),
+    budget_cap: z.number().int().min(1).max(BUDGET_MAX).optional().describe("Searches per turn; default: the tenant's search_budget"),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(TTL_MIN_SECONDS)
+      .max(TTL_MAX_SECONDS)
+      .optional()
+      .describe("The session ends after this long without a call that names it; default: the tenant's session_ttl_seconds"),
+    inline: z
+      .array(ToolReferenceSchema)
+      .max(limits.max_inline_tools, `inline names at most ${limits.max_inline_tools} tools ${limitNote("max_inline_tools", limits)}`)
+      .optional()
+      .describe("Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)"),
+    deferred_tool_loading: z.boolean().optional().describe("true: the inline tools go back to search instead of being loaded"),
+    turn_idle_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(TURN_IDLE_MAX_SECONDS)
+      .optional()
+      .describe(
+        "For clients that cannot say when a user message arrives (MCP clients): a search more than this many seconds after the " +
+          "session's previous search starts the next turn by itself. Starting a turn explicitly switches this off for the session",
+      ),
+  });
+}
+export type SessionOptions = z.infer<ReturnType<typeof sessionOptionsSchema>>;
 
 /** What storage holds for a session. */
 export interface SessionRecord {

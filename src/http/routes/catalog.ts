@@ -13,9 +13,10 @@ import { parseToolBatch, type ItemError } from "../../catalog/batch.ts";
 import { modelName, renderDefinition } from "../../catalog/render.ts";
 import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
+import { limitNote } from "../../config/limits.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiFailure, errorBody, expectOk, refuse } from "../errors.ts";
-import { BEARER, errorResponses, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonContent } from "../openapi.ts";
 import {
   CatalogSchema,
   FormatQuerySchema,
@@ -86,7 +87,11 @@ function rejectBatch(errors: ItemError[], total: number): never {
 /** Reads, validates and normalises a batch body into rows; refuses it whole otherwise. */
 async function rowsFrom(c: Context<AppEnv>, server?: string): Promise<{ rows: ToolRow[]; deferTools?: "auto" | "never" }> {
   const read = await readBatch(c, server !== undefined);
-  const parsed = await parseToolBatch(read.items, c.get("config").limits, server ? { server } : {});
+  const limits = c.get("config").limits;
+  if (read.items.length > limits.max_tools_per_batch) {
+    refuse("payload-too-large", `This batch holds ${read.items.length} tools; split it into batches of at most ${limits.max_tools_per_batch} ${limitNote("max_tools_per_batch", limits)}.`);
+  }
+  const parsed = await parseToolBatch(read.items, limits, server ? { server } : {});
   if (!parsed.ok) rejectBatch(parsed.errors, read.items.length);
   return { rows: parsed.rows, ...(read.deferTools ? { deferTools: read.deferTools } : {}) };
 }
@@ -100,7 +105,7 @@ const deleteServer = createRoute({
   path: "/v1/tenants/{tenant}/servers/{server}",
   tags: ["catalog"],
   summary: "Remove a server and all its tools (write scope)",
-  security: BEARER,
+  security: requires("write"),
   request: { params: serverParam },
   responses: { 200: jsonContent(ToolBatchResultSchema, "Removed"), ...errorResponses("forbidden", "not-found") },
 });
@@ -110,7 +115,7 @@ const deleteTool = createRoute({
   path: "/v1/tenants/{tenant}/tools/{tool_id}",
   tags: ["catalog"],
   summary: "Remove one tool (write scope)",
-  security: BEARER,
+  security: requires("write"),
   request: { params: toolParam },
   responses: { 200: jsonContent(ToolBatchResultSchema, "Removed"), ...errorResponses("forbidden", "not-found") },
 });
@@ -120,7 +125,7 @@ const getTool = createRoute({
   path: "/v1/tenants/{tenant}/tools/{tool_id}",
   tags: ["catalog"],
   summary: "One tool's full definition, in the requested format (search scope)",
-  security: BEARER,
+  security: requires("search"),
   request: { params: toolParam, query: FormatQuerySchema },
   responses: { 200: jsonContent(ToolDetailSchema, "The tool"), ...errorResponses("forbidden", "not-found") },
 });
@@ -134,7 +139,7 @@ const getCatalog = createRoute({
     "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
     "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
     "or changed tools are tokenized.",
-  security: BEARER,
+  security: requires("search"),
   request: { params: tenantParam },
   responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
 });
@@ -150,7 +155,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "JSON `{tools:[...]}` or NDJSON (one tool per line, Content-Type: application/x-ndjson). Tools in MCP, Anthropic, " +
       "OpenAI Chat or OpenAI Responses shape, each with `server`. Unchanged tools (same content hash) are not rewritten. " +
       "A batch with any invalid tool is rejected whole with a 400 listing every bad item.",
-    security: BEARER,
+    security: requires("write"),
     request: {
       params: tenantParam,
       body: {
@@ -176,7 +181,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     description:
       "After the call the server holds exactly these tools; an empty list removes them all. A rejected replacement " +
       "leaves the previous set in place. `defer_tools: \"never\"` keeps every tool of the server always loaded.",
-    security: BEARER,
+    security: requires("write"),
     request: { params: serverParam, body: { required: true, content: { "application/json": { schema: serverToolsBodySchema(config.limits) } } } },
     responses: { 200: jsonContent(ToolBatchResultSchema, "Replaced"), ...batchErrors },
   });
@@ -201,7 +206,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     path: "/v1/tenants/{tenant}/tools",
     tags: ["catalog"],
     summary: "List tool summaries, ordered by id, a page at a time (search scope)",
-    security: BEARER,
+    security: requires("search"),
     request: { params: tenantParam, query: listToolsQuerySchema(config.limits) },
     responses: { 200: jsonContent(ToolPageSchema, "A page of tools"), ...errorResponses("forbidden", "not-found") },
   });

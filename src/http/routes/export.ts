@@ -11,7 +11,7 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { TOOL_SEARCH_NAME } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
-import { BEARER, errorResponses, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonContent } from "../openapi.ts";
 import { CatalogExportSchema, exportQuerySchema } from "../export-schemas.ts";
 import { TenantIdSchema } from "../schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
@@ -28,7 +28,7 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       "unless always loaded. Names are model-facing names (`server__name`), the names search answers reference. The first " +
       "page starts with tool_search, to be executed by the client through POST .../search (Anthropic: a plain tool; " +
       'OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by tool id; page with `cursor`.',
-    security: BEARER,
+    security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config.limits) },
     responses: { 200: jsonContent(CatalogExportSchema, "A page of the export"), ...errorResponses("forbidden", "not-found") },
   });

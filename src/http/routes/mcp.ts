@@ -19,11 +19,12 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { fail, ok, type Result } from "../../errors.ts";
 import { buildMcpServer, type McpBackend } from "../../mcp/server.ts";
 import { TOOL_SEARCH_ARGS, type McpToolDefinition } from "../../mcp/tools.ts";
+import { ALPHABET, randomString } from "../../durable/keys.ts";
 import { SessionIdSchema } from "../../sessions/session.ts";
 import { API_VERSION } from "../version.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
-import { BEARER, errorResponses } from "../openapi.ts";
+import { requires, errorResponses } from "../openapi.ts";
 import { searchRequestSchema, TenantIdSchema } from "../schemas.ts";
 
 const SESSION_HEADER = "mcp-session-id";
@@ -95,13 +96,21 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
   const messages = Array.isArray(body) ? body : [body];
 
   let sessionId: string;
+  // A new session is created only once the transport has accepted the initialize (below): an
+  // initialize it refuses (bad JSON-RPC, Accept or version) must leave nothing behind.
+  let openAfterwards = false;
   const initializing = messages.some(isInitialize);
   if (initializing) {
     const bind = c.req.header(BIND_HEADER) ?? null;
     if (bind !== null && !SessionIdSchema.safeParse(bind).success) return rpcError(400, -32000, `Bad Request: ${BIND_HEADER} is not a session id.`);
-    const opened = await tenant.openMcpSession(caller, bind);
-    if (!opened.ok && opened.error.error === "not-found") return sessionGone(bind!);
-    sessionId = expectOk(opened).session_id;
+    if (bind !== null) {
+      const bound = await tenant.getSession(caller, bind);
+      if (!bound.ok && bound.error.error === "not-found") return sessionGone(bind);
+      sessionId = expectOk(bound).session_id;
+    } else {
+      sessionId = `mcp_${randomString(32, ALPHABET)}`;
+      openAfterwards = true;
+    }
   } else {
     const named = c.req.header(SESSION_HEADER);
     if (!named) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first).");
@@ -117,6 +126,7 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
+    if (openAfterwards && response.ok) expectOk(await tenant.openMcpSession(caller, sessionId));
     const headers = new Headers(response.headers);
     headers.set(SESSION_HEADER, sessionId);
     return new Response(response.body, { status: response.status, headers });
@@ -202,7 +212,7 @@ const mcpPost = createRoute({
     '`_meta: {"tool-search/turn": n}` with the next number, when POST .../sessions/{id}/turns is called with the MCP session ' +
     "id, or (until the client does either) when a search comes `mcp_turn_idle_seconds` (default 30) after the previous one. " +
     "An unknown or ended session is 404 (JSON-RPC error -32001): initialize again.",
-  security: BEARER,
+  security: requires("search"),
   request: {
     params: z.object({ tenant: TenantIdSchema }),
     headers: mcpHeaders,
@@ -224,7 +234,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     path: "/v1/tenants/{tenant}/mcp",
     tags: ["mcp"],
     summary: "End the MCP session (and the tool-search session behind it) (search scope)",
-    security: BEARER,
+    security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), headers: mcpHeaders.pick({ "mcp-session-id": true }) },
     responses: { 204: { description: "Ended" }, ...mcpErrors() },
   });
@@ -242,7 +252,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     path: "/v1/tenants/{tenant}/mcp",
     tags: ["mcp"],
     summary: "405: this MCP server sends no server-initiated messages, so it offers no GET stream",
-    security: BEARER,
+    security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }) },
     responses: { 405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } }, ...errorResponses("forbidden") },
   });

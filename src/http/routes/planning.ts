@@ -10,7 +10,7 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { toToolResult } from "../../sessions/tool-result.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
-import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { TenantIdSchema } from "../schemas.ts";
 import { CallToolResultSchema, deferredQuerySchema, DeferredListSchema, PlanRequestSchema, PlanResponseSchema, ToolResultObjectSchema } from "../session-schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
@@ -27,7 +27,7 @@ const plan = createRoute({
     "`min_pct` (5) % of the context window OR more than `min_tokens` (50,000) tokens. min_pct and min_tokens both 0 " +
     "force it on. Thresholds come from the tenant's `plan` setting; the request may override them. Tokens are counted " +
     "with a BPE tokenizer (cl100k_base).",
-  security: BEARER,
+  security: requires("search"),
   request: { params: tenantParam, body: jsonBody(PlanRequestSchema) },
   responses: { 200: jsonContent(PlanResponseSchema, "The decision"), ...errorResponses("forbidden", "not-found") },
 });
@@ -41,7 +41,7 @@ const toolResults = createRoute({
     "Text blocks and embedded text resources join into textResultForLlm (one per line); images, audio and embedded blobs " +
     "go to binaryResultsForLlm; resource links become a line of text; with no text, structuredContent is given as JSON; " +
     "isError true gives resultType failure. Block types not listed are skipped (and counted in sessionLog).",
-  security: BEARER,
+  security: requires("search"),
   request: { params: tenantParam, body: jsonBody(CallToolResultSchema) },
   responses: { 200: jsonContent(ToolResultObjectSchema, "The converted result"), ...errorResponses("forbidden", "not-found") },
 });
@@ -56,7 +56,7 @@ export function registerPlanningRoutes(app: OpenAPIHono<AppEnv>, config: Service
       "Deferred tools are the ones not always loaded. Descriptions are put on one line and cut to at most 1,024 bytes of " +
       "UTF-8 on a character boundary. `Accept: text/plain` gives the lines as text (the next page's cursor, if any, in " +
       "the `X-Next-Cursor` header); otherwise JSON. Ordered by tool id, a page at a time.",
-    security: BEARER,
+    security: requires("search"),
     request: { params: tenantParam, query: deferredQuerySchema(config.limits) },
     responses: {
       200: {

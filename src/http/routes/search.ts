@@ -16,7 +16,7 @@ import type { ApiError } from "../../errors.ts";
 import type { ExportFacts, SearchOutput } from "../../durable/tenant-object.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiFailure } from "../errors.ts";
-import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { isVendorSearchFormat, searchRequestSchema, SearchResponseSchema, TenantIdSchema } from "../schemas.ts";
 
 function isOutputFormat(format: string | undefined): format is OutputFormat {
@@ -54,7 +54,7 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       "lists the ones that were not active before. The vendor formats (`anthropic-tool-reference`, " +
       "`openai-tool-search-output`, with `call_id`) add the answer to the model's client-side tool search call, ready to send: " +
       "`tool_result` (Anthropic) or `input_items` (OpenAI); a 404 or 429 then carries the same field with the refusal.",
-    security: BEARER,
+    security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), body: jsonBody(searchRequestSchema(config.limits)) },
     responses: { 200: jsonContent(SearchResponseSchema, "Results"), ...errorResponses("forbidden", "not-found", "search-budget-exhausted") },
   });

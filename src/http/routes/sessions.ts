@@ -16,11 +16,11 @@ import { parseSessionTools, type SessionTool } from "../../sessions/session-tool
 import type { ListEntry } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse, validationError } from "../errors.ts";
-import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
+import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { TenantIdSchema } from "../schemas.ts";
 import {
   createSessionBodySchema,
-  CreateSessionReadSchema,
+  createSessionReadSchema,
   ResolveRequestSchema,
   ResolveResponseSchema,
   sessionParams,
@@ -67,7 +67,7 @@ const getSession = createRoute({
   path: "/v1/tenants/{tenant}/sessions/{session_id}",
   tags: TAGS,
   summary: "A session's state: turn, budget, always-loaded and activated tools, expiry (search scope)",
-  security: BEARER,
+  security: requires("search"),
   request: { params: sessionParams },
   responses: { 200: jsonContent(SessionSchema, "The session"), ...errorResponses("forbidden", "not-found") },
 });
@@ -77,7 +77,7 @@ const deleteSession = createRoute({
   path: "/v1/tenants/{tenant}/sessions/{session_id}",
   tags: TAGS,
   summary: "End a session: its activated tools and client tools go with it (search scope)",
-  security: BEARER,
+  security: requires("search"),
   request: { params: sessionParams },
   responses: { 204: { description: "Ended" }, ...errorResponses("forbidden", "not-found") },
 });
@@ -90,7 +90,7 @@ const startTurn = createRoute({
   description:
     "Call this when the user sends a new message. The body is optional; `{\"turn\": n}` makes a retried call harmless " +
     "(asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
-  security: BEARER,
+  security: requires("search"),
   request: { params: sessionParams, body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
   responses: { 200: jsonContent(SessionSchema, "The session in its new turn"), ...errorResponses("forbidden", "not-found", "conflict") },
 });
@@ -105,7 +105,7 @@ const toolList = createRoute({
     "order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are model-facing names: " +
     "unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from here after context " +
     "compaction: activated tools persist for the life of the session.",
-  security: BEARER,
+  security: requires("search"),
   request: { params: sessionParams, query: z.object({ format: OutputFormatSchema.default("mcp") }) },
   responses: { 200: jsonContent(ToolListSchema, "The tool list"), ...errorResponses("forbidden", "not-found") },
 });
@@ -120,12 +120,13 @@ const resolve = createRoute({
     "in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active set. Call " +
     "tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says whether it exists. " +
     "A bare name shared by several active tools gets 409 `conflict` listing their ids.",
-  security: BEARER,
+  security: requires("search"),
   request: { params: sessionParams, body: jsonBody(ResolveRequestSchema) },
   responses: { 200: jsonContent(ResolveResponseSchema, "The tool is active"), ...errorResponses("forbidden", "not-found", "tool-not-active") },
 });
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
+  const readCreateSession = createSessionReadSchema(config.limits);
   app.openAPIRegistry.registerPath({
     method: "post",
     path: "/v1/tenants/{tenant}/sessions",
@@ -135,7 +136,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "Every option is optional (an empty body is fine). `session_id` lets a client name its session (a retried create " +
       "then answers 200 with the existing session; the same id with other options is a 409). The session ends after " +
       "`ttl_seconds` without a call that names it.",
-    security: BEARER,
+    security: requires("search"),
     request: {
       params: z.object({ tenant: TenantIdSchema }),
       body: { required: false, content: { "application/json": { schema: createSessionBodySchema(config.limits) } } },
@@ -147,7 +148,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     },
   });
   app.post("/v1/tenants/:tenant/sessions", async (c) => {
-    const parsed = CreateSessionReadSchema.safeParse(await readJson(c));
+    const parsed = readCreateSession.safeParse(await readJson(c));
     if (!parsed.success) return validationError(c, "request body", parsed.error.issues);
     const { tools, ...options } = parsed.data;
     const validTools = tools === undefined ? null : sessionTools(tools, config);
@@ -195,7 +196,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A rejected call " +
       "leaves the previous tools in place. Concurrent calls apply one at a time, in the order they arrive; each answer " +
       "carries the `tools_version` it produced.",
-    security: BEARER,
+    security: requires("search"),
     request: { params: sessionParams, body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } } },
     responses: { 200: jsonContent(SetToolsResultSchema, "Replaced"), ...errorResponses("forbidden", "not-found", "conflict") },
   });

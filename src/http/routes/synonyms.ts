@@ -5,7 +5,7 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { synonymsSchema } from "../../config/synonyms.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
-import { BEARER, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
+import { errorResponses, jsonBody, jsonContent, requires } from "../openapi.ts";
 import { TenantIdSchema } from "../schemas.ts";
 
 export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
@@ -18,7 +18,7 @@ export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     path: "/v1/tenants/{tenant}/synonyms",
     tags: ["settings"],
     summary: "Read the tenant's synonym map (admin scope)",
-    security: BEARER,
+    security: requires("admin"),
     request: { params },
     responses: { 200: jsonContent(body, "The synonym map ({} when none)"), ...errorResponses("forbidden", "not-found") },
   });
@@ -32,7 +32,7 @@ export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
       "Searches that contain a key (a word or phrase, compared after the same analysis as tool text: case, plurals and " +
       "word forms do not matter) are also searched for each of the key's expansions, at full weight. `explain` shows " +
       "which terms a synonym added (`via`). Takes effect from the next search; the catalog is not re-indexed.",
-    security: BEARER,
+    security: requires("admin"),
     request: { params, body: jsonBody(body) },
     responses: { 200: jsonContent(body, "The synonym map now in force"), ...errorResponses("forbidden", "not-found") },
   });

@@ -1,0 +1,199 @@
+/**
+ * Every limit of src/config/limits.ts, exceeded. This project runs with small LIMITS (TEST_LIMITS in
+ * vitest.config.ts), the way a deployment overrides them. Each case checks the refusal names its
+ * limit (`limit`, `max`), has the documented status, and wrote nothing; the retention limits of the
+ * audit trail check what is kept instead. A limit without a case fails the first test.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/env.ts";
+import { LIMIT_NAMES, limitInfo, limitsTable, type LimitName } from "../../src/config/limits.ts";
+import reliabilityDoc from "../../docs/reliability.md?raw";
+import { call, createKey, mcpTool, OPERATOR, tenantWithKey, upsert, type Reply } from "../helpers.ts";
+import { stateFingerprint } from "../routes.ts";
+
+const limits = loadConfig(env).limits;
+
+interface Tenant {
+  tenant: string;
+  key: string;
+}
+
+type Case =
+  /** `setup` brings the tenant to the edge of the limit; `request` then goes over it. */
+  | { kind: "refusal"; setup?: (t: Tenant) => Promise<void>; request: (t: Tenant) => Promise<Reply> }
+  | { kind: "retention"; run: (t: Tenant) => Promise<void> };
+
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({ server: "s", ...mcpTool(name, "A tool"), ...extra });
+const tools = (n: number, server = "s") => Array.from({ length: n }, (_, i) => ({ server, ...mcpTool(`t${i}`, `Tool ${i}`) }));
+const path = (t: Tenant, rest: string) => `/v1/tenants/${t.tenant}${rest}`;
+const post = (t: Tenant, rest: string, body: unknown) => call("POST", path(t, rest), { token: t.key, body });
+const get = (t: Tenant, rest: string) => call("GET", path(t, rest), { token: t.key });
+
+function nestedSchema(depth: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 1; i < depth; i++) schema = { type: "object", properties: schema };
+  return schema;
+}
+
+async function auditEntries(t: Tenant): Promise<{ seq: number; action: string }[]> {
+  const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+  return runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ seq: number; action: string }>(`SELECT seq, action FROM audit_log ORDER BY seq`).toArray());
+}
+
+const CASES: Record<LimitName, Case> = {
+  max_body_bytes: {
+    kind: "refusal",
+    request: (t) => upsert(t.tenant, t.key, [tool("big", { keywords: ["x"], _meta: { pad: "x".repeat(limits.max_body_bytes) } })]),
+  },
+  max_json_depth: {
+    kind: "refusal",
+    request: (t) => call("POST", path(t, "/search"), { token: t.key, raw: `{"query":"x","deep":${"[".repeat(limits.max_json_depth)}${"]".repeat(limits.max_json_depth)}}`, headers: { "content-type": "application/json" } }),
+  },
+  max_tools_per_batch: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, tools(limits.max_tools_per_batch + 1)) },
+  // Counted in bytes of UTF-8: "é" is two of them.
+  max_description_bytes: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [{ server: "s", ...mcpTool("d", "é".repeat(limits.max_description_bytes / 2 + 1)) }]) },
+  max_title_chars: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("t", { title: "x".repeat(limits.max_title_chars + 1) })]) },
+  max_schema_bytes: {
+    kind: "refusal",
+    request: (t) => upsert(t.tenant, t.key, [{ server: "s", name: "big_schema", inputSchema: { type: "object", description: "x".repeat(limits.max_schema_bytes) } }]),
+  },
+  max_schema_depth: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [{ server: "s", name: "deep", inputSchema: nestedSchema(limits.max_schema_depth + 1) }]) },
+  max_keywords: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("k", { keywords: Array.from({ length: limits.max_keywords + 1 }, (_, i) => `k${i}`) })]) },
+  max_keyword_chars: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("k", { keywords: ["x".repeat(limits.max_keyword_chars + 1)] })]) },
+  max_query_chars: { kind: "refusal", request: (t) => post(t, "/search", { query: "x".repeat(limits.max_query_chars + 1) }) },
+  max_results: { kind: "refusal", request: (t) => post(t, "/search", { query: "tool", max_results: limits.max_results + 1 }) },
+  max_page_size: {
+    kind: "refusal",
+    request: async (t) => {
+      const audit = await get(t, `/audit?limit=${limits.max_page_size + 1}`);
+      expect(audit.body.limit).toBe("max_page_size");
+      return get(t, `/tools?limit=${limits.max_page_size + 1}`);
+    },
+  },
+  max_deferred_page: { kind: "refusal", request: (t) => get(t, `/catalog/deferred?limit=${limits.max_deferred_page + 1}`) },
+  max_export_page: { kind: "refusal", request: (t) => get(t, `/catalog/export?format=anthropic&limit=${limits.max_export_page + 1}`) },
+  max_tools_per_tenant: {
+    kind: "refusal",
+    setup: async (t) => {
+      expect((await upsert(t.tenant, t.key, tools(limits.max_tools_per_batch, "a"))).status).toBe(200);
+    },
+    request: (t) => upsert(t.tenant, t.key, tools(limits.max_tools_per_tenant - limits.max_tools_per_batch + 1, "b")),
+  },
+  max_servers_per_tenant: {
+    kind: "refusal",
+    setup: async (t) => {
+      const servers = Array.from({ length: limits.max_servers_per_tenant }, (_, i) => ({ server: `srv${i}`, ...mcpTool("x", "X") }));
+      expect((await upsert(t.tenant, t.key, servers)).status).toBe(200);
+    },
+    // An empty server counts too: a replacement with no tools creates one.
+    request: (t) => call("PUT", path(t, "/servers/one_more/tools"), { token: t.key, body: { tools: [] } }),
+  },
+  max_keys_per_tenant: {
+    kind: "refusal",
+    setup: async (t) => {
+      const active = (await get(t, "/keys")).body.keys.length as number;
+      for (let i = active; i < limits.max_keys_per_tenant; i++) await createKey(t.tenant, ["search"]);
+    },
+    request: (t) => call("POST", path(t, "/keys"), { token: OPERATOR, body: { scopes: ["search"] } }),
+  },
+  max_label_chars: { kind: "refusal", request: (t) => post(t, "/keys", { scopes: ["search"], label: "x".repeat(limits.max_label_chars + 1) }) },
+  max_sessions_per_tenant: {
+    kind: "refusal",
+    setup: async (t) => {
+      for (let i = 0; i < limits.max_sessions_per_tenant; i++) expect((await post(t, "/sessions", {})).status).toBe(201);
+    },
+    request: (t) => post(t, "/sessions", {}),
+  },
+  max_synonyms: {
+    kind: "refusal",
+    request: (t) =>
+      call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: Object.fromEntries(Array.from({ length: limits.max_synonyms + 1 }, (_, i) => [`key${i}`, ["value"]])) } }),
+  },
+  max_synonym_expansions: {
+    kind: "refusal",
+    request: (t) => call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: { repo: Array.from({ length: limits.max_synonym_expansions + 1 }, (_, i) => `word${i}`) } } }),
+  },
+  max_session_tools: {
+    kind: "refusal",
+    request: (t) => post(t, "/sessions", { tools: Array.from({ length: limits.max_session_tools + 1 }, (_, i) => mcpTool(`c${i}`, "Client tool")) }),
+  },
+  max_inline_tools: { kind: "refusal", request: (t) => post(t, "/sessions", { inline: Array.from({ length: limits.max_inline_tools + 1 }, (_, i) => `s::t${i}`) }) },
+  audit_max_entries: {
+    kind: "retention",
+    run: async (t) => {
+      const writes = limits.audit_max_entries + 5;
+      for (let i = 0; i < writes; i++) {
+        expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { default_max_results: 1 + (i % 5) } })).status).toBe(200);
+      }
+      const entries = await auditEntries(t);
+      expect(entries).toHaveLength(limits.audit_max_entries);
+      // The newest are the ones kept: the last write's entry is there, the tenant's creation is gone.
+      expect(entries.at(-1)!.action).toBe("settings.update");
+      expect(entries.some((e) => e.action === "tenant.create")).toBe(false);
+    },
+  },
+  audit_max_age_days: {
+    kind: "retention",
+    run: async (t) => {
+      const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+      const old = Date.now() - (limits.audit_max_age_days * 24 + 1) * 3600 * 1000;
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE audit_log SET at = ?`, old);
+      });
+      const before = (await auditEntries(t)).length;
+      expect(before).toBeGreaterThan(0);
+      expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { search_budget: 4 } })).status).toBe(200);
+      expect((await auditEntries(t)).map((e) => e.action)).toEqual(["settings.update"]);
+    },
+  },
+};
+
+describe("limits", () => {
+  it("every limit has a case here, and docs/reliability.md holds the table of all of them", () => {
+    expect(Object.keys(CASES).sort()).toEqual([...LIMIT_NAMES].sort());
+    expect(reliabilityDoc).toContain(limitsTable());
+  });
+
+  for (const name of LIMIT_NAMES) {
+    const test = CASES[name];
+    it(`${name} (${limits[name]})`, async () => {
+      const t = await tenantWithKey();
+      const { refusal } = limitInfo(name);
+      expect(test.kind, "the case is of the kind the limits table declares").toBe(refusal === "retention" ? "retention" : "refusal");
+      if (test.kind === "retention") return test.run(t);
+      await test.setup?.(t);
+      const before = await stateFingerprint(t.tenant);
+      const r = await test.request(t);
+      const [status, code] = refusal.split(" ");
+      expect(r.status, r.text).toBe(Number(status));
+      expect(r.body).toMatchObject({ error: code, limit: name, max: limits[name] });
+      expect(r.body.message).toContain(name);
+      expect(await stateFingerprint(t.tenant), "a refusal wrote").toBe(before);
+    });
+  }
+
+  it("a key revoked to make room frees its place at once; revoked keys are kept up to the same number", async () => {
+    const t = await tenantWithKey();
+    const extra = [];
+    for (let i = 1; i < limits.max_keys_per_tenant; i++) extra.push(await createKey(t.tenant, ["search"]));
+    expect((await call("POST", path(t, "/keys"), { token: OPERATOR, body: { scopes: ["search"] } })).status).toBe(409);
+    for (let round = 0; round < limits.max_keys_per_tenant + 2; round++) {
+      const victim = extra.shift()!;
+      expect((await call("DELETE", path(t, `/keys/${victim.split("_")[2]}`), { token: OPERATOR })).status).toBe(204);
+      expect((await call("GET", path(t, "/catalog"), { token: victim })).status).toBe(401);
+      extra.push(await createKey(t.tenant, ["search"]));
+    }
+    const keys = (await get(t, "/keys")).body.keys as { revoked_at: string | null }[];
+    expect(keys.filter((k) => k.revoked_at === null)).toHaveLength(limits.max_keys_per_tenant);
+    expect(keys.filter((k) => k.revoked_at !== null)).toHaveLength(limits.max_keys_per_tenant);
+  });
+
+  it("LIMITS is validated where it enters: an unknown or invalid entry is a configuration error", () => {
+    expect(() => loadConfig({ LIMITS: '{"max_nope": 1}' })).toThrow(ConfigError);
+    expect(() => loadConfig({ LIMITS: '{"max_results": 0}' })).toThrow(ConfigError);
+    expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
+    expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({ max_results: 7, max_query_chars: 1_000 });
+  });
+});
