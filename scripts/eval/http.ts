@@ -36,6 +36,12 @@ async function request<T>(base: string, token: string, method: string, path: str
     }
     const text = await res.text();
     if (res.ok) return JSON.parse(text) as T;
+    // The service rate-limits each key (429 rate-limited, Retry-After): wait as told, then go on.
+    if (res.status === 429 && (JSON.parse(text) as { error?: string }).error === "rate-limited") {
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get("retry-after") ?? 1)));
+      attempt--;
+      continue;
+    }
     // ...and may briefly fail while it restarts an object: retry server errors too.
     if (res.status >= 500 && attempt < ATTEMPTS) continue;
     throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
