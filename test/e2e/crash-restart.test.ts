@@ -3,29 +3,17 @@
  * keeps every acknowledged write: keys (and revocations), settings, tools, sessions and the audit
  * trail. A 10,000-tool upload in flight when the process dies is there whole or not at all.
  */
-import { afterAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+import { describe, expect, it } from "vitest";
+import { api, localWorkers } from "./support.ts";
 
-async function api(w: LocalWorker, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${w.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-}
 
 const tool = (server: string, name: string, description: string) => ({ server, name, description, inputSchema: { type: "object", properties: {} } });
 
 describe("a crash of the local runtime", () => {
-  const running: LocalWorker[] = [];
-  afterAll(async () => {
-    for (const w of running) await w.stop();
-  });
+  const start = localWorkers();
 
   it("keeps every acknowledged write, and a write in flight is all there or not at all", async () => {
-    const first = await startLocalWorker();
-    running.push(first);
+    const first = await start();
     const op = first.adminToken;
     const t = "/v1/tenants/crash";
     expect((await api(first, op, "POST", "/v1/tenants", { id: "crash" })).status).toBe(201);
@@ -55,8 +43,7 @@ describe("a crash of the local runtime", () => {
     await first.kill();
     const answer = await upload;
 
-    const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
-    running.push(second);
+    const second = await start({ persistTo: first.persistTo, adminToken: op });
     // Keys: the revoked one stays revoked, the others work.
     expect((await api(second, kept, "GET", `${t}/catalog`)).status).toBe(200);
     expect((await api(second, revoked.key, "GET", `${t}/catalog`)).status).toBe(401);

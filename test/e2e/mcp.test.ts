@@ -5,17 +5,10 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+import { describe, expect, it } from "vitest";
+import type { LocalWorker } from "../../scripts/local-worker.ts";
+import { api, localWorkers } from "./support.ts";
 
-async function api(w: LocalWorker, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${w.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-}
 
 function transportFor(w: LocalWorker, key: string, sessionId?: string) {
   return new StreamableHTTPClientTransport(new URL(`${w.url}/v1/tenants/mcp-e2e/mcp`), {
@@ -27,14 +20,10 @@ function transportFor(w: LocalWorker, key: string, sessionId?: string) {
 type ToolCall = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
 
 describe("MCP over Streamable HTTP against wrangler dev", () => {
-  const running: LocalWorker[] = [];
-  afterAll(async () => {
-    for (const w of running) await w.stop();
-  });
+  const start = localWorkers();
 
   it("finds tools, refuses the 4th search with a tool error, and keeps the session across a restart", async () => {
-    const first = await startLocalWorker();
-    running.push(first);
+    const first = await start();
     const op = first.adminToken;
     expect((await api(first, op, "POST", "/v1/tenants", { id: "mcp-e2e" })).status).toBe(201);
     const key = (await api(first, op, "POST", "/v1/tenants/mcp-e2e/keys", { scopes: ["search", "write"] })).json.key as string;
@@ -63,8 +52,7 @@ describe("MCP over Streamable HTTP against wrangler dev", () => {
     await first.stop();
 
     // A new runtime on the same storage: the client resumes its MCP session by id.
-    const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
-    running.push(second);
+    const second = await start({ persistTo: first.persistTo, adminToken: op });
     const resumed = new Client({ name: "e2e", version: "1.0.0" });
     const again = transportFor(second, key, sessionId);
     await resumed.connect(again);

@@ -2,27 +2,15 @@
  * Persistence across a full restart of the local runtime: everything acknowledged before wrangler
  * (and its workerd) is stopped is there, searchable, after a new process starts on the same storage.
  */
-import { afterAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+import { describe, expect, it } from "vitest";
+import { api, localWorkers } from "./support.ts";
 
-async function api(w: LocalWorker, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${w.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-}
 
 describe("a full restart of the local runtime", () => {
-  const running: LocalWorker[] = [];
-  afterAll(async () => {
-    for (const w of running) await w.stop();
-  });
+  const start = localWorkers();
 
   it("keeps tenants, keys, tools and search", async () => {
-    const first = await startLocalWorker();
-    running.push(first);
+    const first = await start();
     const op = first.adminToken;
     const tenant = await api(first, op, "POST", "/v1/tenants", { id: "restart" });
     expect(tenant.status, JSON.stringify(tenant.json)).toBe(201);
@@ -37,8 +25,7 @@ describe("a full restart of the local runtime", () => {
     expect(up.status, JSON.stringify(up.json)).toBe(200);
     await first.stop();
 
-    const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
-    running.push(second);
+    const second = await start({ persistTo: first.persistTo, adminToken: op });
     const catalog = await api(second, key, "GET", "/v1/tenants/restart/catalog");
     expect(catalog.status, JSON.stringify(catalog.json)).toBe(200);
     expect(catalog.json).toMatchObject({ revision: up.json.revision, tools: 50 });

@@ -2,27 +2,15 @@
  * Sessions across a full restart of the local runtime: the activated set, the turn's budget and the
  * tool list a client rebuilds after context compaction are all there after a new process starts.
  */
-import { afterAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+import { describe, expect, it } from "vitest";
+import { api, localWorkers } from "./support.ts";
 
-async function api(w: LocalWorker, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${w.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-}
 
 describe("sessions across a restart of the local runtime", () => {
-  const running: LocalWorker[] = [];
-  afterAll(async () => {
-    for (const w of running) await w.stop();
-  });
+  const start = localWorkers();
 
   it("keeps the activated tools, the budget and the tool list", async () => {
-    const first = await startLocalWorker();
-    running.push(first);
+    const first = await start();
     const op = first.adminToken;
     expect((await api(first, op, "POST", "/v1/tenants", { id: "sessions" })).status).toBe(201);
     const key = (await api(first, op, "POST", "/v1/tenants/sessions/keys", { scopes: ["search", "write"] })).json.key as string;
@@ -39,8 +27,7 @@ describe("sessions across a restart of the local runtime", () => {
     const before = await api(first, key, "GET", "/v1/tenants/sessions/sessions/s1/tools?format=anthropic");
     await first.stop();
 
-    const second = await startLocalWorker({ persistTo: first.persistTo, adminToken: op });
-    running.push(second);
+    const second = await start({ persistTo: first.persistTo, adminToken: op });
     const state = await api(second, key, "GET", "/v1/tenants/sessions/sessions/s1");
     expect(state.status).toBe(200);
     expect(state.json).toMatchObject({ activated: ["lang::translate_document"], budget: { used: 1, cap: 3, remaining: 2 } });
