@@ -44,6 +44,8 @@ export const TEST_LIMITS = {
   max_keys_per_tenant: 3,
   max_label_chars: 10,
   max_sessions_per_tenant: 3,
+  max_synonyms: 3,
+  max_synonym_expansions: 2,
   max_session_tools: 2,
   max_inline_tools: 2,
   audit_max_entries: 100,

@@ -106,6 +106,8 @@ export const EXAMPLES: Record<string, ExampleFn> = {
   "GET /v1/tenants/{tenant}/settings": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
   "PATCH /v1/tenants/{tenant}/settings": (f) => ({ params: { tenant: f.tenant }, body: { default_max_results: 6 }, ok: [200] }),
   "GET /v1/tenants/{tenant}/audit": (f) => ({ params: { tenant: f.tenant }, query: { limit: "5" }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/synonyms": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
+  "PUT /v1/tenants/{tenant}/synonyms": (f) => ({ params: { tenant: f.tenant }, body: { synonyms: { repo: ["repository"], pr: ["pull request"] } }, ok: [200] }),
   "POST /v1/tenants/{tenant}/tools": (f) => ({
     params: { tenant: f.tenant },
     body: { tools: [{ server: "gamma", ...mcpTool(fresh("tool_"), "Translate a document") }] },

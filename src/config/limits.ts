@@ -40,6 +40,8 @@ export const LimitsSchema = z
     max_keys_per_tenant: limit(1, 100, "409 conflict", "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
     max_label_chars: limit(1, 200, "400 invalid-request", "A key's label, in characters"),
     max_sessions_per_tenant: limit(1, 10_000, "409 conflict", "Live sessions a tenant may hold (expired ones do not count)"),
+    max_synonyms: limit(0, 500, "400 invalid-request", "Keys of a tenant's synonym map (PUT .../synonyms)"),
+    max_synonym_expansions: limit(1, 10, "400 invalid-request", "Expansions per synonym key"),
     // ---- one session ----------------------------------------------------------------------------
     max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
     max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),

@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   "key.create",
   "key.revoke",
   "settings.update",
+  "synonyms.replace",
   "tools.upsert",
   "server.replace",
   "server.delete",

@@ -15,9 +15,11 @@ import { parseToolId, type Defer, type ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
 import { limitNote } from "../config/limits.ts";
 import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../config/settings.ts";
+import { synonymsSchema, type SynonymMap } from "../config/synonyms.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
+import { compileSynonyms, type Synonyms } from "../search/query.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
@@ -99,7 +101,7 @@ export interface SearchResultItem {
   description: string;
   score: number | null;
   match: "tool-id" | Hit["match"];
-  explain?: { fields: NonNullable<Hit["explain"]>["fields"]; terms: NonNullable<Hit["explain"]>["terms"] };
+  explain?: Omit<NonNullable<Hit["explain"]>, "match">;
 }
 
 export interface SearchOutput {
@@ -166,6 +168,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly auditLog: AuditLog;
   private readonly keys = new Map<string, KeyRecord>();
   private cachedSettings: Settings | null = null;
+  private cachedSynonyms: { map: SynonymMap; compiled: Synonyms } | null = null;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
 
@@ -273,6 +276,34 @@ export class TenantObject extends DurableObject<Env> {
       });
       this.cachedSettings = next;
       return ok(next);
+    });
+  }
+
+  // ---- synonyms -----------------------------------------------------------------------------------
+
+  private synonyms(): { map: SynonymMap; compiled: Synonyms } {
+    if (!this.cachedSynonyms) {
+      const map = JSON.parse(this.meta.get("synonyms") ?? "{}") as SynonymMap;
+      this.cachedSynonyms = { map, compiled: compileSynonyms(map) };
+    }
+    return this.cachedSynonyms;
+  }
+
+  async getSynonyms(caller: Caller): Promise<Result<SynonymMap>> {
+    return this.guarded(caller, "admin", () => ok(this.synonyms().map));
+  }
+
+  /** Replaces the whole map (an empty map removes every synonym); applies from the next search. */
+  async putSynonyms(caller: Caller, synonyms: SynonymMap): Promise<Result<SynonymMap>> {
+    return this.guarded(caller, "admin", () => {
+      const parsed = synonymsSchema(loadConfig(this.env).limits).safeParse(synonyms);
+      if (!parsed.success) return fail("invalid-request", "synonyms are not valid", { issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+      this.ctx.storage.transactionSync(() => {
+        this.meta.set("synonyms", JSON.stringify(parsed.data));
+        this.audit(caller, "synonyms.replace", { keys: Object.keys(parsed.data).length });
+      });
+      this.cachedSynonyms = { map: parsed.data, compiled: compileSynonyms(parsed.data) };
+      return ok(parsed.data);
     });
   }
 
@@ -655,7 +686,7 @@ export class TenantObject extends DurableObject<Env> {
   private bm25f(): Bm25fParams {
     const weights = this.settings().field_weights;
     return {
-      k1: DEFAULT_BM25F.k1,
+      ...DEFAULT_BM25F,
       fields: Object.fromEntries(FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }])) as Bm25fParams["fields"],
     };
   }
@@ -674,7 +705,8 @@ export class TenantObject extends DurableObject<Env> {
 
     const query = input.query!;
     const index = this.index.get();
-    const hits = index.search(query, { limit, threshold, params: this.bm25f(), explain: input.explain ?? false });
+    const options = { params: this.bm25f(), synonyms: this.synonyms().compiled };
+    const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
     // The index keeps no text: names and descriptions come from the rows, the source of truth.
     const rows = this.repo.getTools(hits.map((h) => h.id));
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -686,15 +718,21 @@ export class TenantObject extends DurableObject<Env> {
           ...this.summary(row),
           score: round(hit.score),
           match: hit.match,
-          ...(hit.explain ? { explain: { fields: hit.explain.fields, terms: hit.explain.terms.map((t) => ({ ...t, idf: round(t.idf), score: round(t.score) })) } } : {}),
+          ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
         },
       ];
     });
-    const message =
-      results.length === 0
-        ? `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
-          `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`
-        : undefined;
+    let message: string | undefined;
+    if (results.length === 0) {
+      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
+      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.match === "terms" && h.score >= threshold / 2);
+      message =
+        closest.length > 0
+          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
+            `they share only words that many tools use. If one of them is meant, search again with more words about the task, or pass a lower "threshold".`
+          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
+            `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`;
+    }
     return ok({ results, activated: [], threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
   }
 
@@ -853,4 +891,14 @@ export class TenantObject extends DurableObject<Env> {
 
 function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;
+}
+
+/** An explanation as the API shows it: rounded like scores. */
+function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullable<SearchResultItem["explain"]> {
+  return {
+    ...e,
+    terms: e.terms.map((t) => ({ ...t, weight: round(t.weight), idf: round(t.idf), score: round(t.score) })),
+    ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
+    unit: round(e.unit),
+  };
 }

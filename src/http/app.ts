@@ -23,6 +23,7 @@ import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
+import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
 
@@ -85,6 +86,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
   registerMcpRoutes(app, config);
+  registerSynonymRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

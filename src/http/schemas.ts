@@ -255,7 +255,12 @@ export function searchRequestSchema(limits: Limits) {
         .max(limits.max_results, `max_results is at most ${limits.max_results} ${limitNote("max_results", limits)}`)
         .optional()
         .describe("Default: the tenant's default_max_results (5)"),
-      threshold: z.number().min(0).max(100).optional().describe("Minimum score for ranked hits; overrides the tenant and deployment default"),
+      threshold: z
+        .number()
+        .min(0)
+        .max(100)
+        .optional()
+        .describe("Score the best ranked hit must reach (others then need half of it); overrides the tenant and deployment default"),
       format: SearchFormatSchema.optional().describe(
         "mcp, anthropic, openai, openai-responses: include each result's full definition in this format. " +
           "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of tool_reference blocks " +
@@ -294,10 +299,12 @@ export function searchRequestSchema(limits: Limits) {
 export type SearchRequest = z.infer<ReturnType<typeof searchRequestSchema>>;
 
 const TermExplanationSchema = z.object({
-  term: z.string(),
-  idf: z.number(),
-  tf: z.partialRecord(z.enum(FIELDS), z.number()),
-  score: z.number(),
+  term: z.string().describe("An analysed query term: a word stem, or two words for a phrase"),
+  weight: z.number().describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
+  via: z.string().optional().describe("The tenant synonym key that added this term"),
+  idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
+  tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
+  score: z.number().describe("The term's part of the score"),
 });
 
 const EXAMPLE_RESULT = {
@@ -306,7 +313,7 @@ const EXAMPLE_RESULT = {
   name: "read_file",
   model_name: "filesystem__read_file",
   description: "Read the complete contents of a file from the file system",
-  score: 9.0396,
+  score: 2.8583,
   match: "terms",
 };
 
@@ -317,15 +324,21 @@ export const SearchResultSchema = z
     name: z.string(),
     model_name: z.string(),
     description: z.string(),
-    score: z.number().nullable().describe("BM25F score (see README: scores and the threshold); null for tool_id lookups"),
+    score: z.number().nullable().describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
     match: z.enum(["tool-id", "exact-name", "name-tail", "terms"]).describe("Why the tool is here"),
     definition: z.record(z.string(), z.unknown()).optional(),
     explain: z
       .object({
         fields: z.partialRecord(z.enum(FIELDS), z.array(z.string())).describe("Query terms found, per field"),
-        terms: z.array(TermExplanationSchema).describe("Each matched term's IDF, counts per field and share of the score"),
+        terms: z.array(TermExplanationSchema).describe("Each matched term's weight, IDF, counts per field and part of the score"),
+        context: z
+          .object({ from: z.string().describe("The tool on the same server that gave the boost"), score: z.number() })
+          .optional()
+          .describe("Server context: the part of the score that comes from a strong match on the same server"),
+        unit: z.number().describe("ln(1 + N) for N tools: the evidence (sum of BM25F+ parts, in nats) that scores 1"),
       })
-      .optional(),
+      .optional()
+      .describe("Why the tool scored what it did: score = sum of terms[].score + context.score"),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 

@@ -5,6 +5,8 @@
  * catalog rows in storage remain the single source of a tool's definition.
  */
 
+import { analyze, phrases } from "./tokenizer.ts";
+
 export const FIELDS = ["name", "server", "description", "params", "keywords"] as const;
 export type Field = (typeof FIELDS)[number];
 
@@ -27,6 +29,20 @@ export type SearchDocument = { id: string; toolName: string; aliases: string[] }
 /** How deep into nested parameter schemas names and descriptions are collected. */
 const MAX_PARAM_DEPTH = 4;
 
+/**
+ * How many terms of a description's opening also count as two-word phrases. Descriptions say what
+ * the tool does first (`Retrieves the weather forecast for a city`); a query that shares a phrase
+ * with that opening is about the tool, not just near it. Limiting phrases to the opening keeps the
+ * index small: every phrase is a term of its own.
+ */
+export const PHRASE_TERMS = 8;
+
+/** The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases. */
+export function fieldTerms(field: string, text: string): string[] {
+  const terms = analyze(text);
+  return field === "description" ? [...terms, ...phrases(terms.slice(0, PHRASE_TERMS))] : terms;
+}
+
 export function toSearchDocument(tool: SearchableTool): SearchDocument {
   return {
     id: tool.id,
@@ -41,24 +57,31 @@ export function toSearchDocument(tool: SearchableTool): SearchDocument {
 }
 
 /**
- * Parameter names, titles and descriptions, walking nested objects and array items. Defaults and
- * examples are left out on purpose: they are values, not words about what the tool does.
+ * Parameter names, and per parameter its title, description and enumerated values, walking nested
+ * objects, array items and `anyOf`/`oneOf`/`allOf` alternatives. Enumerated values are the words of
+ * the tool's domain (`genre: comedy | drama`, `unit: celsius | fahrenheit`), so they are searched.
+ * Defaults and examples are left out on purpose: they are sample inputs, not words about what the
+ * tool does, and benchmark queries written from the docs repeat them (the ToolBench caveat).
  */
 function paramText(schema: unknown, depth: number): string[] {
+  if (depth > MAX_PARAM_DEPTH || !isObject(schema) || !isObject(schema.properties)) return [];
+  const out: string[] = [];
+  for (const [name, sub] of Object.entries(schema.properties)) out.push(name, ...describeParam(sub, depth + 1));
+  return out;
+}
+
+function describeParam(schema: unknown, depth: number): string[] {
   if (depth > MAX_PARAM_DEPTH || !isObject(schema)) return [];
   const out: string[] = [];
-  const properties = schema.properties;
-  if (isObject(properties)) {
-    for (const [name, sub] of Object.entries(properties)) {
-      out.push(name);
-      if (isObject(sub)) {
-        if (typeof sub.title === "string") out.push(sub.title);
-        if (typeof sub.description === "string") out.push(sub.description);
-        out.push(...paramText(sub, depth + 1));
-      }
-    }
+  if (typeof schema.title === "string") out.push(schema.title);
+  if (typeof schema.description === "string") out.push(schema.description);
+  if (Array.isArray(schema.enum)) for (const value of schema.enum) if (typeof value === "string") out.push(value);
+  out.push(...paramText(schema, depth));
+  out.push(...describeParam(schema.items, depth + 1));
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    const alternatives = schema[key];
+    if (Array.isArray(alternatives)) for (const alt of alternatives) out.push(...describeParam(alt, depth + 1));
   }
-  if (isObject(schema.items)) out.push(...paramText(schema.items, depth + 1));
   return out;
 }
 

@@ -1,13 +1,16 @@
 /**
- * BM25F scoring over the postings store, with a score whose scale does not depend on catalog size.
+ * BM25F⁺ evidence over the postings store: how strongly a tool's text matches a query's terms.
  *
  * For each query term t:  tf~ = sum over fields f of  w_f * tf(t,f) / (1 - b_f + b_f * len_f / avglen_f)
- *                         part(t) = idf(t) * (k1 + 1) * tf~ / (k1 + tf~)
- *                         idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))          (Lucene's IDF)
- * and the score is the sum of parts. One occurrence in a field of weight 1 and average length
- * gives exactly idf(t), which is about ln(1/share of tools containing t) whatever N is: a
- * threshold of 1.5 means "matched at least one term that fewer than ~22 % of tools contain" on
- * a 50-tool catalog and on a 10,000-tool one alike.
+ *                         part(t) = q(t) * idf(t) * ((k1 + 1) * tf~ / (k1 + tf~) + delta)     if tf~ > 0
+ *                         idf(t)  = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))                   (Lucene's IDF)
+ * where q(t) is the query term's weight (query.ts) and the evidence is the sum of parts, in nats:
+ * idf(t) is about ln(1 / share of tools containing t). `delta` is BM25+'s lower bound for a matched
+ * term: every matched word adds at least delta * idf, so a tool that matches more of the query's
+ * distinct words gains over one that repeats a single word, and one occurrence in a field of weight
+ * 1 and average length is worth exactly (1 + delta) * idf(t).
+ *
+ * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
 import { FIELDS, type Field } from "./document.ts";
 import { documentFrequency, ensureClean, FIELD_SLOT, forEachFrozen, frozenTerm, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
@@ -21,11 +24,15 @@ export interface FieldParams {
 
 export interface Bm25fParams {
   k1: number;
+  /** BM25+'s per-matched-term lower bound, in units of the term's idf. */
+  delta: number;
   fields: Record<Field, FieldParams>;
 }
 
+/** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
 export const DEFAULT_BM25F: Bm25fParams = {
   k1: 1.2,
+  delta: 0.5,
   fields: {
     name: { weight: 3, b: 0.5 },
     server: { weight: 1, b: 0.3 },
@@ -40,8 +47,20 @@ export interface Scored {
   score: number;
 }
 
+/** An analysed query term (a word or a two-word phrase) and its weight q(t) in the sum. */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  /** The tenant synonym key that added this term, when a synonym did. */
+  via?: string;
+}
+
 export interface TermExplanation {
   term: string;
+  /** The query term's weight q(t). */
+  weight: number;
+  /** The tenant synonym key that added this term, when a synonym did. */
+  via?: string;
   idf: number;
   /** Raw occurrences of the term per field where it occurs. */
   tf: Partial<Record<Field, number>>;
@@ -62,6 +81,19 @@ let marked = new Uint8Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * What a search score is measured in: ln(1 + N) nats, the information it takes to pick one answer
+ * out of N tools or none. Dividing evidence by it keeps one threshold meaningful on any catalog size.
+ */
+export function scoreUnit(docs: number): number {
+  return Math.log(1 + docs);
+}
+
+/** part(t) for a term of weight q and idf, given its tf~ in a document; 0 when only fields weighted 0 hold it. */
+function termPart(weightedIdf: number, tf: number, params: Bm25fParams): number {
+  return tf > 0 ? weightedIdf * (((params.k1 + 1) * tf) / (params.k1 + tf) + params.delta) : 0;
 }
 
 function averages(store: PostingsStore): Record<Field, number> {
@@ -95,18 +127,17 @@ function weightedTf(fields: FieldTable, packed: number, doc: number): number {
 
 /**
  * The `limit` best documents for `terms`, best first; equal scores ordered by `tieKey` ascending.
- * Terms must already be analysed and de-duplicated.
+ * Terms must already be analysed and de-duplicated (query.ts).
  */
 export function scoreTerms(
   store: PostingsStore,
-  terms: readonly string[],
+  terms: readonly QueryTerm[],
   params: Bm25fParams,
   limit: number,
   tieKey: (internalId: number) => string,
 ): Scored[] {
   ensureClean(store);
   const fields = fieldTable(store, params);
-  const k1 = params.k1;
   let count = 0;
   // Every term's part is added to a document's sum in query-term order, so a score does not
   // depend on which segment (frozen or delta) holds an entry.
@@ -119,12 +150,12 @@ export function scoreTerms(
       marked[doc] = 1;
       touched[count++] = doc;
     }
-    scratch[doc]! += (termIdf * (k1 + 1) * tf) / (k1 + tf);
+    scratch[doc]! += termPart(termIdf, tf, params);
   };
-  for (const term of terms) {
+  for (const { term, weight } of terms) {
     const df = documentFrequency(store, term);
     if (df === 0) continue;
-    termIdf = idf(store.docs, df);
+    termIdf = weight * idf(store.docs, df);
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
@@ -174,14 +205,14 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
 /** Why one document scored what it did: each matched term's IDF, counts per field and share. */
 export function explainTerms(
   store: PostingsStore,
-  terms: readonly string[],
+  terms: readonly QueryTerm[],
   params: Bm25fParams,
   internalId: number,
 ): TermExplanation[] {
   ensureClean(store);
   const fields = fieldTable(store, params);
   const out: TermExplanation[] = [];
-  for (const term of terms) {
+  for (const { term, weight, via } of terms) {
     const packed = entryOf(store, term, internalId);
     if (packed === undefined) continue;
     const termIdf = idf(store.docs, documentFrequency(store, term));
@@ -191,7 +222,7 @@ export function explainTerms(
       if (count !== 0) counts[name] = count;
     });
     const tf = weightedTf(fields, packed, internalId);
-    out.push({ term, idf: termIdf, tf: counts, score: (termIdf * (params.k1 + 1) * tf) / (params.k1 + tf) });
+    out.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score: termPart(weight * termIdf, tf, params) });
   }
   return out;
 }

@@ -1,19 +1,39 @@
 /**
- * Text analysis for tool search: identifier-aware splitting, lower-casing, stop words and a light stemmer.
+ * Text analysis for tool search: identifier-aware splitting, lower-casing, stop words and the
+ * Porter stemmer.
  *
  * Tool names arrive in every style MCP servers use (`read_file`, `getWeather`, `HTTPRequest`,
  * `list-issues`, `github.search`, `mcp__x__ask_codex`); all of them must meet the plain words a
  * model types in a query. The same analysis runs on documents and queries, so a term matches only
  * a whole term (never a prefix: `read` does not match `readme`).
  */
+import { tokenizer as oramaTokenizer } from "@orama/orama/components";
 
-/** Words too common in tool descriptions and queries to say anything about which tool is meant. */
+/**
+ * Words that say nothing about which tool is meant: English function words (articles, pronouns,
+ * auxiliaries, prepositions, conjunctions, the fragments `what's` and `don't` split into), and the
+ * words a request is wrapped in (`could you please help me`, `I would like`, `I need`, `provide`).
+ * Requests to agents are full of the latter; left in, they match every tool that "provides" or
+ * "helps" and drown the few words that name the task.
+ */
 const STOP_WORDS = new Set(
-  (
-    "a an and are as at be been but by can could do does for from has have how i if in into is it its " +
-    "me my of on or our please should so than that the their them then there these this those to " +
-    "us was we what when where which who will with would you your"
-  ).split(" "),
+  [
+    // articles, pronouns, determiners
+    "a an the i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself " +
+      "it its itself they them their theirs themselves this that these those what which who whom whose",
+    // auxiliaries and modals
+    "am is are was were be been being have has had having do does did doing can could will would shall should may might must",
+    // prepositions, conjunctions, adverbs of no topic
+    "of at by for with about against between into through during before after above below to from up down in out on off over " +
+      "under again further then once here there when where why how all any both each few more most other some such no nor not " +
+      "only own same so than too very just now and but if or because as until while also",
+    // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
+    "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn",
+    // the wrapping of a request
+    "please help want need like let give provide tell know thanks thank hi hello additionally",
+  ]
+    .join(" ")
+    .split(" "),
 );
 
 const CAMEL_LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu; // getWeather -> get Weather
@@ -45,12 +65,31 @@ export function splitWords(text: string): string[] {
   return words;
 }
 
+/** Porter's stemmer, as Orama ships it for its own English tokenizer (no extra dependency). */
+const porter = oramaTokenizer.createTokenizer({ language: "english", stemming: true }).stemmer!;
+
 /**
- * A light English plural stemmer (Harman's S-stemmer with `-ches`/`-xes`/`-uses`), chosen over
- * Porter because tool vocabulary is full of identifiers that aggressive stemming mangles.
+ * Plurals folded first (Harman's S-stemmer with `-ches`/`-xes`/`-uses`, which Porter misses for
+ * `statuses`), then Porter's stemmer: `calculates`, `calculated` and `calculation` meet `calculate`,
+ * `forecasts` meets `forecast`. Stronger than plural folding alone, which matters when queries
+ * paraphrase descriptions instead of quoting them. Numbers are left as they are.
  */
 export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = /\d/.test(word) ? word : porter(foldPlural(word));
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** Porter's rules are a chain of regular expressions; a catalog repeats few thousand words, so results are kept (bounded). */
+const STEM_CACHE_SIZE = 50_000;
+const stems = new Map<string, string>();
+
+function foldPlural(word: string): string {
+  if (word.length <= 3) return word;
   if (word.endsWith("ies") && word.length > 4 && !/[ae]ies$/.test(word)) return word.slice(0, -3) + "y";
   if (word.endsWith("sses")) return word.slice(0, -2);
   if (word.endsWith("es") && /(ch|sh|x|zz|us)es$/.test(word)) return word.slice(0, -2);
@@ -66,4 +105,14 @@ export function analyze(text: string): string[] {
     terms.push(stem(word));
   }
   return terms;
+}
+
+/**
+ * Two-word phrases: each pair of adjacent terms as one term (`weather forecast`). No analysed term
+ * holds a space, so a phrase never collides with a word.
+ */
+export function phrases(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < terms.length; i++) out.push(`${terms[i]} ${terms[i + 1]}`);
+  return out;
 }

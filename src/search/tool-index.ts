@@ -6,25 +6,28 @@
  * bench) and the tests all run exactly this code.
  */
 import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
-import { FIELDS, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
+import { FIELDS, fieldTerms, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
-import { DEFAULT_BM25F, explainTerms, scoreTerms, type Bm25fParams, type TermExplanation } from "./ranker.ts";
+import { queryTerms, type Synonyms } from "./query.ts";
+import { DEFAULT_BM25F, explainTerms, scoreTerms, scoreUnit, type Bm25fParams, type QueryTerm, type TermExplanation } from "./ranker.ts";
+import { serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
-import { analyze } from "./tokenizer.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 export interface SearchOptions {
   limit: number;
-  /** Minimum score a ranked (not exact-name) hit needs. */
+  /** The score the best ranked hit must reach for the query to match anything (see `passing`). */
   threshold: number;
   params?: Bm25fParams;
+  /** The tenant's synonyms (query.ts). */
+  synonyms?: Synonyms;
   explain?: boolean;
 }
 
@@ -33,14 +36,42 @@ export interface Explanation {
   match: "exact-name" | "name-tail" | "terms";
   /** Query terms found, per field. */
   fields: Partial<Record<Field, string[]>>;
+  /** Each matched term's weight, idf (nats), counts per field and part of the score (score units). */
   terms: TermExplanation[];
+  /** The server-context part of the score, when the tool has one (server-context.ts). */
+  context?: Context;
+  /** ln(1 + N): the evidence in nats that makes a score of 1 (ranker.ts `scoreUnit`). */
+  unit: number;
 }
 
 export interface Hit {
   id: string;
+  /** Evidence / unit + context: the number thresholds are compared with. */
   score: number;
   match: Explanation["match"];
   explain?: Explanation;
+}
+
+/** How many of the best-scoring tools server context looks at (server-context.ts). */
+const CANDIDATES = 20;
+/**
+ * Once the best ranked hit reaches the threshold, the other hits are listed down to this share of
+ * it: alternatives nearly as good as a clear match are worth showing, noise is not.
+ */
+const COMPANION_SHARE = 0.5;
+
+/** Scores are compared at this precision so that float noise never decides an order: ties go to the id. */
+const SCORE_EPSILON = 1e-9;
+
+/**
+ * The threshold rule. Exact-name and name-tail hits always pass. Ranked hits (best first) pass
+ * only when the best of them reaches `threshold`; then every ranked hit scoring at least
+ * COMPANION_SHARE * threshold passes. Exported so the evaluation applies the very same rule.
+ */
+export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T[], threshold: number): T[] {
+  const best = hits.find((h) => h.match === "terms");
+  const open = best !== undefined && best.score >= threshold;
+  return hits.filter((h) => h.match !== "terms" || (open && h.score >= COMPANION_SHARE * threshold));
 }
 
 /** Tools analysed and inserted per step of an upsert. */
@@ -49,7 +80,8 @@ const UPSERT_SLICE = 2_000;
 const tokenizer: Tokenizer = {
   language: "english",
   normalizationCache: new Map(),
-  tokenize: (raw: string) => analyze(raw),
+  // Orama passes the field being indexed; queries are analysed by query.ts, not through Orama.
+  tokenize: (raw: string, _language?: string, prop?: string) => fieldTerms(prop ?? "", raw),
 };
 
 const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
@@ -151,40 +183,44 @@ export class ToolIndex {
     freezeNames(this.names(), true);
   }
 
-  /** Tools whose exact name (or namespaced tail) is the query, then BM25F-ranked tools above the threshold. */
+  /**
+   * Tools whose exact name (or namespaced tail) is the query, then tools ranked by score:
+   * BM25F⁺ evidence (ranker.ts) over the score unit, plus server context. See `passing` for the threshold.
+   */
   search(query: string, options: SearchOptions): Hit[] {
     const params = options.params ?? DEFAULT_BM25F;
-    const terms = [...new Set(analyze(query))];
+    const terms = queryTerms(query, options.synonyms);
     const key = queryKey(query);
     const named = new Map<string, Hit["match"]>();
     for (const id of this.named("exact", key)) named.set(id, "exact-name");
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
+    const store = this.postings();
+    const unit = scoreUnit(store.docs);
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const ranked = scoreTerms(this.postings(), terms, params, options.limit + named.size, (i) => ids[i - 1]!);
-    const scoreOf = new Map(ranked.map((r) => [ids[r.internalId - 1]!, r.score]));
+    const ranked = scoreTerms(store, terms, params, Math.max(CANDIDATES, options.limit + named.size), (i) => ids[i - 1]!);
+    const candidates = ranked.map((r) => ({ id: ids[r.internalId - 1]!, score: r.score / unit }));
+    const context = serverContext(candidates);
+    const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
 
     const hits: Hit[] = [];
     for (const [id, match] of named) {
-      const score = scoreOf.get(id) ?? sum(explainTerms(this.postings(), terms, params, this.idMap().get(id)!));
-      hits.push({ id, score, match });
+      const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
+      hits.push({ id, score: scored(id, evidence), match });
     }
-    for (const r of ranked) {
-      const id = ids[r.internalId - 1]!;
-      if (named.has(id) || r.score < options.threshold) continue;
-      hits.push({ id, score: r.score, match: "terms" });
-    }
-    const top = hits.slice(0, options.limit);
-    if (options.explain) for (const hit of top) hit.explain = this.explain(hit, terms, params);
+    const rest = candidates.filter((c) => !named.has(c.id)).map((c): Hit => ({ id: c.id, score: scored(c.id, c.score), match: "terms" }));
+    rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
+    const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
+    if (options.explain) for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
     return top;
   }
 
-  private explain(hit: Hit, terms: string[], params: Bm25fParams): Explanation {
+  private explain(hit: Hit, terms: QueryTerm[], params: Bm25fParams, unit: number, context: Context | undefined): Explanation {
     const internalId = this.idMap().get(hit.id)!;
-    const parts = explainTerms(this.postings(), terms, params, internalId);
+    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({ ...p, score: p.score / unit }));
     const fields: Explanation["fields"] = {};
     for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
-    return { match: hit.match, fields, terms: parts };
+    return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };
   }
 
   /** Tool ids whose `kind` name keys include `key`, sorted. */

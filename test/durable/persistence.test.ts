@@ -69,7 +69,7 @@ describe("after evictDurableObject", () => {
       state.storage.sql.exec("DELETE FROM snapshot_chunks");
     });
     await evictDurableObject(stubOf(tenant));
-    expect((await search(tenant, key, { query: "currency" })).body.results[0].tool_id).toBe("s3::tool_7");
+    expect((await search(tenant, key, { query: "convert currency" })).body.results[0].tool_id).toBe("s3::tool_7");
     expect((await catalog(tenant, key)).index).toMatchObject({ source: "rebuild", reason: "snapshot chunk missing" });
   });
 });

@@ -23,6 +23,8 @@ const ROUTES = [
   ["delete", "/v1/tenants/{tenant}/tools/{tool_id}"],
   ["get", "/v1/tenants/{tenant}/catalog"],
   ["post", "/v1/tenants/{tenant}/search"],
+  ["get", "/v1/tenants/{tenant}/synonyms"],
+  ["put", "/v1/tenants/{tenant}/synonyms"],
 ] as const;
 
 describe("/openapi.json", () => {

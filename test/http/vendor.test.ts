@@ -111,7 +111,7 @@ describe("search answers for the vendors' client-side tool search", () => {
   it("openai-tool-search-output: the found functions in their namespaces, exactly as the export renders them", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const exported = (await exportAll(tenant, key, "openai-responses")).tools;
-    const r = await search(tenant, key, { query: "file", format: "openai-tool-search-output", call_id: "call_7" });
+    const r = await search(tenant, key, { query: "read or write a file", format: "openai-tool-search-output", call_id: "call_7" });
     expect(r.status, r.text).toBe(200);
     expect(r.body.input_items).toHaveLength(1);
     const [output] = r.body.input_items;

@@ -106,6 +106,15 @@ const CASES: Record<LimitName, Case> = {
     },
     request: (t) => post(t, "/sessions", {}),
   },
+  max_synonyms: {
+    kind: "refusal",
+    request: (t) =>
+      call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: Object.fromEntries(Array.from({ length: limits.max_synonyms + 1 }, (_, i) => [`key${i}`, ["value"]])) } }),
+  },
+  max_synonym_expansions: {
+    kind: "refusal",
+    request: (t) => call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: { repo: Array.from({ length: limits.max_synonym_expansions + 1 }, (_, i) => `word${i}`) } } }),
+  },
   max_session_tools: {
     kind: "refusal",
     request: (t) => post(t, "/sessions", { tools: Array.from({ length: limits.max_session_tools + 1 }, (_, i) => mcpTool(`c${i}`, "Client tool")) }),

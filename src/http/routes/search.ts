@@ -44,7 +44,8 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
     summary: "Find tools: exactly one of tool_id (exact) or query (ranked keywords) (search scope)",
     description:
       "A query that is exactly a tool's name (or the tail of a namespaced name, or `server::name`, `mcp__server__name`) " +
-      "returns that tool first. Other hits are ranked by BM25F and kept when their score reaches the threshold. When " +
+      "returns that tool first. Other hits are ranked by score (BM25F+ evidence over ln(1 + N), plus server context); they are " +
+      "returned when the best of them reaches the threshold, down to half the threshold. When " +
       "nothing does, the answer is 200 with empty `results` and a `message` saying so. Ties are broken by tool_id. " +
       "With `session_id`, the search counts against the session's per-turn budget (every search that runs counts, " +
       "`tool_id` lookups and searches that find nothing included); once the budget is spent the search does not run and " +

@@ -1,0 +1,81 @@
+/**
+ * The engines an evaluation compares, all over the same documents: the service's own search core
+ * (`ToolIndex`, exactly as the Durable Object builds it from validated rows) and two peers with their
+ * defaults, MiniSearch and Orama (default tokenizer and scoring), over the same indexed text.
+ */
+import { create, insertMultiple, search as oramaSearch, type AnyOrama } from "@orama/orama";
+import MiniSearch from "minisearch";
+import { parseToolBatch } from "../../src/catalog/batch.ts";
+import type { ToolRow } from "../../src/catalog/tool.ts";
+import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
+import { searchable } from "../../src/durable/index-cache.ts";
+import { FIELDS, toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
+import { ToolIndex, type Hit } from "../../src/search/tool-index.ts";
+import type { ServiceTool } from "./dataset.ts";
+import { DEPTH } from "./metrics.ts";
+
+/** One ranked answer, best first: eval ids with the service's score and match kind (peers: "terms"). */
+export interface Ranked {
+  hits: { id: string; score: number; match: Hit["match"] }[];
+}
+
+export interface Engine {
+  name: string;
+  /** Whether the threshold applies to this engine's scores (peers have no threshold). */
+  thresholded: boolean;
+  search(query: string): Ranked | Promise<Ranked>;
+}
+
+/** Validates the tools exactly as an upload does: the rows the service would store. */
+export async function toRows(tools: readonly ServiceTool[]): Promise<ToolRow[]> {
+  const parsed = await parseToolBatch(
+    tools.map(({ evalId: _, ...tool }) => tool),
+    { ...DEFAULT_LIMITS, max_tools_per_batch: Math.max(tools.length, 1) },
+  );
+  if (!parsed.ok) throw new Error(`the service would refuse these tools: ${JSON.stringify(parsed.errors.slice(0, 3))}`);
+  return parsed.rows;
+}
+
+export function ours(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>): Engine {
+  const index = ToolIndex.fromTools(rows.map(searchable));
+  return {
+    name: "tool-search",
+    thresholded: true,
+    search(query) {
+      // Threshold 0 keeps every hit; the evaluation applies thresholds afterwards with the same rule.
+      const hits = index.search(query, { limit: DEPTH, threshold: 0 });
+      return { hits: hits.map((h) => ({ id: evalIds.get(h.id)!, score: h.score, match: h.match })) };
+    },
+  };
+}
+
+function documents(rows: readonly ToolRow[]): SearchDocument[] {
+  return rows.map((row) => toSearchDocument(searchable(row)));
+}
+
+export function miniSearch(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>): Engine {
+  const mini = new MiniSearch<SearchDocument>({ fields: [...FIELDS], idField: "id" });
+  mini.addAll(documents(rows));
+  return {
+    name: "MiniSearch",
+    thresholded: false,
+    search(query) {
+      const hits = mini.search(query).slice(0, DEPTH);
+      return { hits: hits.map((h) => ({ id: evalIds.get(String(h.id))!, score: h.score, match: "terms" as const })) };
+    },
+  };
+}
+
+export async function oramaDefaults(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>): Promise<Engine> {
+  const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<(typeof FIELDS)[number], "string">;
+  const db = create({ schema }) as AnyOrama;
+  await insertMultiple(db, documents(rows).map((d) => Object.fromEntries([["id", d.id], ...FIELDS.map((f) => [f, d[f]])])));
+  return {
+    name: "Orama",
+    thresholded: false,
+    async search(query) {
+      const res = await oramaSearch(db, { term: query, limit: DEPTH });
+      return { hits: res.hits.map((h) => ({ id: evalIds.get(h.id)!, score: h.score, match: "terms" as const })) };
+    },
+  };
+}
