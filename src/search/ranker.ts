@@ -45,12 +45,20 @@ export const DEFAULT_BM25F: Bm25fParams = {
 export interface Scored {
   internalId: number;
   score: number;
+  /** How many of the query's own words the document holds in a naming field (name, server, keywords). */
+  namedWords: number;
 }
+
+/** The fields a tool is called by: a query made only of words from them names the tool. */
+const NAMING_FIELDS: readonly Field[] = ["name", "server", "keywords"];
+const NAMING_MASK = NAMING_FIELDS.reduce((mask, f) => mask | (TF_MAX << (FIELD_SLOT[f] * TF_BITS)), 0);
 
 /** An analysed query term (a word or a two-word phrase) and its weight q(t) in the sum. */
 export interface QueryTerm {
   term: string;
   weight: number;
+  /** One of the query's own words (not a phrase, not a synonym's expansion). */
+  word?: boolean;
   /** The tenant synonym key that added this term, when a synonym did. */
   via?: string;
 }
@@ -78,6 +86,8 @@ let scratch = new Float64Array(1024);
 let touched = new Int32Array(1024);
 /** 1 for the ids in `touched`: a part can be 0 (a field weighted 0), so the sum cannot tell. */
 let marked = new Uint8Array(1024);
+/** Per id, the query words found in a naming field (Scored.namedWords). */
+let named = new Uint16Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
@@ -142,20 +152,23 @@ export function scoreTerms(
   // Every term's part is added to a document's sum in query-term order, so a score does not
   // depend on which segment (frozen or delta) holds an entry.
   let termIdf = 0;
+  let termIsWord = false;
   const add = (doc: number, packed: number) => {
     const tf = weightedTf(fields, packed, doc);
-    if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc));
+    if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc)), (named = grown(named, doc));
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
       marked[doc] = 1;
       touched[count++] = doc;
     }
     scratch[doc]! += termPart(termIdf, tf, params);
+    if (termIsWord && (packed & NAMING_MASK) !== 0) named[doc]!++;
   };
-  for (const { term, weight } of terms) {
+  for (const { term, weight, word } of terms) {
     const df = documentFrequency(store, term);
     if (df === 0) continue;
     termIdf = weight * idf(store.docs, df);
+    termIsWord = word === true;
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
@@ -164,7 +177,7 @@ export function scoreTerms(
   return topK(count, limit, tieKey);
 }
 
-function grown<T extends Float64Array | Int32Array | Uint8Array>(array: T, index: number): T {
+function grown<T extends Float64Array | Int32Array | Uint16Array | Uint8Array>(array: T, index: number): T {
   const next = new (array.constructor as new (n: number) => T)(Math.max(index + 1, array.length * 2));
   next.set(array);
   return next;
@@ -185,15 +198,17 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
   for (let n = 0; n < count; n++) {
     const internalId = touched[n]!;
     const score = scratch[internalId]!;
+    const namedWords = named[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
+    named[internalId] = 0;
     if (limit <= 0) continue;
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
-      if (!better({ internalId, score }, last, tieKey)) continue;
+      if (!better({ internalId, score, namedWords }, last, tieKey)) continue;
     }
-    const item = { internalId, score };
+    const item = { internalId, score, namedWords };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);

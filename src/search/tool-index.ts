@@ -31,9 +31,16 @@ export interface SearchOptions {
   explain?: boolean;
 }
 
+/**
+ * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
+ * names), `name-tail` (the tail of a namespaced name), `server-name` (the query is the tool's server).
+ * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords) and
+ * `terms` (everything else). See `passing` for what each needs to be listed.
+ */
+export type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms";
+
 export interface Explanation {
-  /** How the tool was matched: its exact name (or tail of its namespaced name) or ranked terms. */
-  match: "exact-name" | "name-tail" | "terms";
+  match: Match;
   /** Query terms found, per field. */
   fields: Partial<Record<Field, string[]>>;
   /** Each matched term's weight, idf (nats), counts per field and part of the score (score units). */
@@ -48,7 +55,7 @@ export interface Hit {
   id: string;
   /** Evidence / unit + context: the number thresholds are compared with. */
   score: number;
-  match: Explanation["match"];
+  match: Match;
   explain?: Explanation;
 }
 
@@ -60,18 +67,40 @@ const CANDIDATES = 20;
  */
 const COMPANION_SHARE = 0.5;
 
+/**
+ * A query made only of words a tool is called by (`weather`, `slack`, `create issue`) names it, which
+ * says more than the same words found in descriptions: such a hit is listed from this share of the
+ * threshold, even when nothing reaches the threshold itself. Chosen with `npm run eval` (docs/quality.md):
+ * it keeps the share of irrelevant questions answered "no match" above 25 %.
+ */
+const NAMING_SHARE = 0.7;
+
 /** Scores are compared at this precision so that float noise never decides an order: ties go to the id. */
 const SCORE_EPSILON = 1e-9;
 
+const NAMED: ReadonlySet<Match> = new Set(["exact-name", "name-tail", "server-name"]);
+
 /**
- * The threshold rule. Exact-name and name-tail hits always pass. Ranked hits (best first) pass
- * only when the best of them reaches `threshold`; then every ranked hit scoring at least
- * COMPANION_SHARE * threshold passes. Exported so the evaluation applies the very same rule.
+ * The threshold rule. Named hits (exact name, name tail, server name) always pass. Ranked hits
+ * (best first) pass when the best of them reaches `threshold`, down to COMPANION_SHARE * threshold;
+ * a `name-words` hit also passes on its own from NAMING_SHARE * threshold. Exported so that the
+ * evaluation applies the very same rule.
  */
 export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T[], threshold: number): T[] {
-  const best = hits.find((h) => h.match === "terms");
+  const best = hits.find((h) => !NAMED.has(h.match));
   const open = best !== undefined && best.score >= threshold;
-  return hits.filter((h) => h.match !== "terms" || (open && h.score >= COMPANION_SHARE * threshold));
+  return hits.filter(
+    (h) =>
+      NAMED.has(h.match) ||
+      (open && h.score >= COMPANION_SHARE * threshold) ||
+      (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
+  );
+}
+
+/** Whether a query's words can name a tool: a word of one letter or only digits names nothing. */
+function canName(terms: readonly QueryTerm[]): boolean {
+  const words = terms.filter((t) => t.word);
+  return words.length > 0 && words.every((t) => t.term.length >= 2 && /\p{L}/u.test(t.term));
 }
 
 /** Tools analysed and inserted per step of an upsert. */
@@ -149,7 +178,6 @@ export class ToolIndex {
     return internalId !== undefined && this.names().records[internalId] !== undefined;
   }
 
-  /** Adds or replaces tools by id. */
   /**
    * Adds or replaces tools by id. Works in slices, so that a large upload (or a rebuild from rows)
    * never holds every tool's search text at once and pending writes are merged as they grow.
@@ -191,7 +219,7 @@ export class ToolIndex {
     const params = options.params ?? DEFAULT_BM25F;
     const terms = queryTerms(query, options.synonyms);
     const key = queryKey(query);
-    const named = new Map<string, Hit["match"]>();
+    const named = new Map<string, Match>();
     for (const id of this.named("exact", key)) named.set(id, "exact-name");
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
@@ -199,7 +227,12 @@ export class ToolIndex {
     const unit = scoreUnit(store.docs);
     const ids = this.db.internalDocumentIDStore.internalIdToId;
     const ranked = scoreTerms(store, terms, params, Math.max(CANDIDATES, options.limit + named.size), (i) => ids[i - 1]!);
-    const candidates = ranked.map((r) => ({ id: ids[r.internalId - 1]!, score: r.score / unit }));
+    const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
+    const candidates = ranked.map((r) => {
+      const id = ids[r.internalId - 1]!;
+      const match: Match = serverOf(id).toLowerCase() === key ? "server-name" : words > 0 && r.namedWords === words ? "name-words" : "terms";
+      return { id, score: r.score / unit, match };
+    });
     const context = serverContext(candidates);
     const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
 
@@ -208,7 +241,9 @@ export class ToolIndex {
       const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
-    const rest = candidates.filter((c) => !named.has(c.id)).map((c): Hit => ({ id: c.id, score: scored(c.id, c.score), match: "terms" }));
+    for (const c of candidates) if (c.match === "server-name" && !named.has(c.id)) hits.push({ ...c, score: scored(c.id, c.score) });
+    const listed = new Set(hits.map((h) => h.id));
+    const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
     if (options.explain) for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
@@ -248,6 +283,11 @@ export class ToolIndex {
   private names(): NameStore {
     return this.db.data.docs as unknown as NameStore;
   }
+}
+
+/** The server part of a tool id (`server::name`; server names hold no colon). */
+function serverOf(id: string): string {
+  return id.slice(0, id.indexOf("::"));
 }
 
 function sum(parts: TermExplanation[]): number {

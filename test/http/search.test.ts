@@ -152,6 +152,49 @@ describe("search", () => {
   });
 });
 
+describe("queries that name tools", () => {
+  let tenant: string;
+  let key: string;
+  beforeAll(async () => {
+    ({ tenant, key } = await tenantWithKey());
+    // Five weather tools and six mail tools in a catalog of 50: a single word shared by several
+    // tools scores below the threshold on its own, but it is what those tools are called.
+    const up = await upsert(tenant, key, [
+      ...["getWeather", "getWeatherAlerts", "getHistoricalWeather", "getWeatherRadar", "getWeatherMap"].map((n) => ({ server: "meteo", ...mcpTool(n, `Meteorological data: ${n}`) })),
+      ...["send", "reply", "archive", "label", "search", "draft"].map((n) => ({ server: "mail", ...mcpTool(`${n}_message`, `Handle a message: ${n}`) })),
+      ...["alpha", "beta", "gamma", "delta"].map((n) => ({ server: "versions", ...mcpTool(`${n}_v2`, `Second edition of ${n}`) })),
+      ...Array.from({ length: 35 }, (_, i) => ({ server: `misc${i % 3}`, ...mcpTool(`misc_tool_${i}`, `General purpose helper number ${i}`) })),
+    ]);
+    expect(up.status, up.text).toBe(200);
+  });
+
+  it("lists the tools whose name holds every word of the query, below the threshold", async () => {
+    const weak = await search(tenant, key, { query: "weather", threshold: 0 });
+    const best = weak.body.results[0];
+    expect(best.score).toBeLessThan(1.5); // too common to pass on its own
+    const r = await search(tenant, key, { query: "weather" });
+    expect(r.body.results.map((x: { match: string }) => x.match)).toEqual(Array(5).fill("name-words"));
+    expect(ids(r).every((id) => id.startsWith("meteo::getWeather") || id.startsWith("meteo::getHistoricalWeather"))).toBe(true);
+    expect(r.body.message).toBeUndefined();
+  });
+
+  it("lists a server's tools for a query that is the server's name", async () => {
+    const r = await search(tenant, key, { query: "mail", max_results: 10 });
+    expect(ids(r).sort()).toEqual(["archive", "draft", "label", "reply", "search", "send"].map((n) => `mail::${n}_message`));
+    expect(r.body.results.every((x: { match: string }) => x.match === "server-name")).toBe(true);
+  });
+
+  it("does not let words found only in descriptions, numbers or single letters name a tool", async () => {
+    expect((await search(tenant, key, { query: "meteorological" })).body.results).toEqual([]);
+    // "2" is in four names (alpha_v2...), but a number names nothing; the same for a single letter.
+    expect((await search(tenant, key, { query: "2", threshold: 0 })).body.results.map((x: { match: string }) => x.match)).toContain("terms");
+    expect((await search(tenant, key, { query: "2" })).body.results).toEqual([]);
+    expect((await search(tenant, key, { query: "v" })).body.results).toEqual([]);
+    // A word in 35 of 54 names is too common even to name a tool.
+    expect((await search(tenant, key, { query: "misc" })).body.results).toEqual([]);
+  });
+});
+
 describe("score scale", () => {
   it("means the same on a small and a large catalog: a word only one tool has scores alike", async () => {
     const build = async (size: number) => {

@@ -12,6 +12,8 @@ describe("queryTerms", () => {
     expect(terms.code!.weight).toBeCloseTo(Math.SQRT2, 12);
     expect(terms[stem("image")]!.weight).toBe(1);
     expect(terms["qr code"]!.weight).toBe(PHRASE_WEIGHT);
+    expect(terms.qr!.word).toBe(true);
+    expect(terms["qr code"]!.word).toBeUndefined();
     expect(Object.keys(terms)).toHaveLength(3 + 3); // qr, code, imag; qr code, code imag, imag qr
   });
 
@@ -22,7 +24,8 @@ describe("queryTerms", () => {
     expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr" });
     expect(terms[`pull ${stem("request")}`]).toEqual({ term: `pull ${stem("request")}`, weight: PHRASE_WEIGHT, via: "pr" });
     expect(terms[stem("repository")]!.via).toBe("repo");
-    expect(terms.pr).toEqual({ term: "pr", weight: 1 }); // the word itself stays
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true }); // the word itself stays, one of the query's own words
+    expect(terms.pull!.word).toBeUndefined(); // an expansion is not a word the query said
     expect(byTerm("merge the pull request").pull!.via).toBeUndefined();
   });
 
@@ -35,7 +38,7 @@ describe("queryTerms", () => {
 
   it("leaves a word the query already has as the query's own", () => {
     const terms = byTerm("repo repo repository", compileSynonyms({ repo: ["repository"] }));
-    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1 });
+    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1, word: true });
     expect(terms.repo!.weight).toBeCloseTo(Math.SQRT2, 12);
   });
 
