@@ -36,7 +36,7 @@ export const LimitsSchema = z
     max_export_page: limit(1, 5_000, "400 invalid-request", "Tools per page of the vendor catalog export (GET .../catalog/export)"),
     // ---- one tenant (quotas) --------------------------------------------------------------------
     max_tools_per_tenant: limit(1, 100_000, "409 conflict", "Tools a tenant may hold"),
-    max_servers_per_tenant: limit(1, 1_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),
+    max_servers_per_tenant: limit(1, 10_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),
     max_keys_per_tenant: limit(1, 100, "409 conflict", "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
     max_label_chars: limit(1, 200, "400 invalid-request", "A key's label, in characters"),
     max_sessions_per_tenant: limit(1, 10_000, "409 conflict", "Live sessions a tenant may hold (expired ones do not count)"),
