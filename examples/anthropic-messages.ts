@@ -17,16 +17,16 @@
  */
 import { ToolSearchClient, ToolSearchError, type SessionClient, type TenantClient } from "../src/client/index.ts";
 import { ScriptedMessagesApi, references, text, toolUse, type AnthropicTool, type Message, type ModelStep, type ToolResultBlock, type ToolUseBlock } from "./lib/anthropic-standin.ts";
-import { isMain, targetFromEnv, type ExampleTarget } from "./lib/connect.ts";
+import type { ExampleTarget } from "./lib/connect.ts";
+import { planAndOpenSession, playConversation, resolveAndRun, runIfMain, type ToolCallRecord } from "./lib/conversation.ts";
 import { brief, consoleLog, heading, type Log } from "./lib/log.ts";
-import { runOnMcpServer } from "./lib/mcp-servers.ts";
 
 /** What happened, for the tests that run this example. */
 export interface Transcript {
   sessionId: string;
   tools: { total: number; deferred: number };
   searches: { turn: number; query: string; outcome: "found" | "nothing" | "refused"; references: string[]; error?: Record<string, unknown> }[];
-  calls: { turn: number; name: string; toolId: string; result: string }[];
+  calls: ToolCallRecord[];
   replies: string[];
 }
 
@@ -83,35 +83,16 @@ async function searchCall(session: SessionClient, block: ToolUseBlock, turn: num
   }
 }
 
-/** Any other tool: resolve it in the session (is it active? which server runs it?), run it there, convert the result. */
+/** Any other tool: resolved in the session and run (lib/conversation.ts), its answer a tool_result. */
 async function toolCall(api: TenantClient, session: SessionClient, block: ToolUseBlock, turn: number, transcript: Transcript, log: Log): Promise<ToolResultBlock> {
-  try {
-    const resolved = await session.resolve({ name: block.name });
-    const result = await api.convertToolResult(runOnMcpServer(resolved.tool_id!, block.input));
-    transcript.calls.push({ turn, name: block.name, toolId: resolved.tool_id!, result: result.textResultForLlm });
-    log(`    resolve: ${resolved.tool_id} (${resolved.source}) -> run on server '${resolved.tool_id!.split("::")[0]}': ${brief(result.textResultForLlm, 100)}`);
-    return { type: "tool_result", tool_use_id: block.id, content: result.textResultForLlm, ...(result.resultType === "failure" ? { is_error: true } : {}) };
-  } catch (e) {
-    // 409 tool-not-active: the message tells the model how to find the tool.
-    if (!(e instanceof ToolSearchError) || e.code !== "tool-not-active") throw e;
-    log(`    resolve: 409 ${brief(e.body.message, 120)}`);
-    return { type: "tool_result", tool_use_id: block.id, content: e.body.message, is_error: true };
-  }
+  const answer = await resolveAndRun(api, session, { name: block.name, args: block.input }, turn, transcript.calls, log);
+  return { type: "tool_result", tool_use_id: block.id, content: answer.text, ...(answer.isError ? { is_error: true } : {}) };
 }
 
 export async function run(target: ExampleTarget, log: Log = consoleLog): Promise<Transcript> {
   const api = new ToolSearchClient({ url: target.url, token: target.key }).tenant(target.tenant);
   const model = new ScriptedMessagesApi(script());
-
-  heading(log, "0. plan");
-  const plan = await api.plan({ context_window: 200_000 });
-  log(`  enabled: ${plan.enabled} (${plan.reason}): ${plan.message}`);
-  log("  (this example goes on with tool search either way, to show the flow)");
-
-  heading(log, "1. session");
-  const created = await api.sessions.create({ session_id: `example-anthropic-${Date.now().toString(36)}` });
-  const session = api.session(created.session_id);
-  log(`  ${created.session_id}: turn ${created.turn}, ${created.budget.cap} searches per turn, always loaded: ${created.always_loaded.length} tools`);
+  const { created, session } = await planAndOpenSession(api, log, 200_000, "example-anthropic");
 
   heading(log, "2. tools for every request: GET .../catalog/export?format=anthropic");
   const tools = (await api.catalogExportAll({ format: "anthropic" })) as unknown as AnthropicTool[];
@@ -142,22 +123,8 @@ export async function run(target: ExampleTarget, log: Log = consoleLog): Promise
     }
   }
 
-  await agentTurn(1, "Put a 30-minute design review with dana@example.com on my calendar for Friday at 10:00, and book us a room.");
-
-  // The user's next message starts the next turn: the search budget starts again, activated tools stay.
-  const next = await session.startTurn({ turn: 2 });
-  log("");
-  log(`POST .../sessions/${next.session_id}/turns -> turn ${next.turn}, budget ${next.budget.used}/${next.budget.cap}`);
-  await agentTurn(2, "Thanks. Please email Dana the agenda.");
-
-  if (model.remainingSteps !== 0) throw new Error(`script error: ${model.remainingSteps} model steps were never used`);
-  await session.end();
+  await playConversation(session, model, agentTurn, log);
   return transcript;
 }
 
-if (isMain(import.meta.url)) {
-  run(targetFromEnv()).catch((e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, run);

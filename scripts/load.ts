@@ -14,7 +14,8 @@ import { parseArgs } from "node:util";
 import { startLocalWorker } from "./local-worker.ts";
 import { runChecks, listToolIds } from "./load/checks.ts";
 import { Stats } from "./load/stats.ts";
-import { catalogFor, emptyObserved, queriesFor, randomSource, runUser, type Api, type Tenant } from "./load/workload.ts";
+import { catalogFor, emptyObserved, queriesFor, runUser, type Api, type Tenant } from "./load/workload.ts";
+import { seeded } from "./random.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -113,10 +114,10 @@ async function main(): Promise<void> {
       const line = `running ${stats.seconds().toFixed(0)}/${duration} s: ${fmt(stats.count)} requests (${fmt(stats.count / stats.seconds(), 1)}/s), unexpected ${unexpected}`;
       process.stderr.write(process.stderr.isTTY ? `\r${line}   ` : `${line}\n`);
     }, process.stderr.isTTY ? 1000 : 5000);
-    const random = randomSource(seed);
+    const random = seeded(seed);
     await Promise.all(
       keys.map((key, u) =>
-        runUser({ api, tenant: tenants[u % tenantCount]!, key, user: u, deadline, observed, random: randomSource(Math.floor(random() * 2 ** 31)), upsertShare }),
+        runUser({ api, tenant: tenants[u % tenantCount]!, key, user: u, deadline, observed, random: seeded(Math.floor(random() * 2 ** 31)), upsertShare }),
       ),
     );
     measuring = false;

@@ -3,28 +3,13 @@
  * into valid MCP tools, synthetic catalogs, and a query mix of benchmark questions plus Zipf-drawn
  * short keyword queries (common words included, since they are what makes a search slow).
  */
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { modelName } from "../../src/catalog/render.ts";
-import { seeded, zipf } from "./random.ts";
+import { readJsonl, type EvalTool } from "../eval/dataset.ts";
+import { seeded, zipf } from "../random.ts";
 import { syntheticCatalog, vocabularyByFrequency, type BenchTool } from "./synthetic.ts";
 
 export const EVAL_DIR = resolve(import.meta.dirname, "../../../shared/eval");
-
-function jsonl<T>(path: string): T[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as T);
-}
-
-interface EvalTool {
-  id: string;
-  server: string | null;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown> | null;
-}
 
 /** Names and servers reduced to the MCP character set the API accepts; duplicates numbered. */
 function mcpSafe(text: string, max: number): string {
@@ -40,7 +25,7 @@ export function realCatalog(): BenchTool[] {
   const out: BenchTool[] = [];
   const seen = new Set<string>();
   for (const set of ["bfcl", "toolbench"]) {
-    for (const t of jsonl<EvalTool>(`${EVAL_DIR}/${set}/tools.jsonl`)) {
+    for (const t of readJsonl<EvalTool>(`${EVAL_DIR}/${set}/tools.jsonl`)) {
       const server = mcpSafe(t.server ?? set, 64).replace(/\./g, "_");
       const base = mcpSafe(t.name, 120);
       let name = base;
@@ -58,7 +43,7 @@ export function syntheticCatalogOf(tools: number): BenchTool[] {
 
 /** The benchmark questions of bfcl and toolbench, in file order. */
 export function benchmarkQueries(): string[] {
-  return ["bfcl", "toolbench"].flatMap((set) => jsonl<{ query: string }>(`${EVAL_DIR}/${set}/queries.jsonl`).map((q) => q.query));
+  return ["bfcl", "toolbench"].flatMap((set) => readJsonl<{ query: string }>(`${EVAL_DIR}/${set}/queries.jsonl`).map((q) => q.query));
 }
 
 /**

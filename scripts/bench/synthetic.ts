@@ -5,7 +5,7 @@
  * sentences over a Zipf-distributed vocabulary with a long tail of product names and identifiers,
  * and JSON Schemas with nested objects and arrays. Tool sizes (~600 bytes) match the real sets.
  */
-import { int, pick, seeded, zipf, type Random } from "./random.ts";
+import { int, pick, seeded, zipf, type Random } from "../random.ts";
 
 export interface BenchTool {
   server: string;

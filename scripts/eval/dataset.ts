@@ -53,7 +53,7 @@ export interface ServiceTool {
   inputSchema: Record<string, unknown>;
 }
 
-function readJsonl<T>(path: string): T[] {
+export function readJsonl<T>(path: string): T[] {
   return readFileSync(path, "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")

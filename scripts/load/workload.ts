@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { pick, type Random } from "../random.ts";
 
 export interface Api {
   (token: string, method: string, path: string, body?: unknown, op?: string): Promise<{ status: number; json: any }>;
@@ -83,22 +84,6 @@ export function queriesFor(catalog: ReturnType<typeof catalogFor>): string[] {
   return out.filter(Boolean);
 }
 
-function pick<T>(items: readonly T[], random: () => number): T {
-  return items[Math.floor(random() * items.length)]!;
-}
-
-/** A small deterministic random source (mulberry32), so a seed reproduces a run's choices. */
-export function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface UserOptions {
   api: Api;
   tenant: Tenant;
@@ -107,7 +92,7 @@ export interface UserOptions {
   user: number;
   deadline: number;
   observed: Observed;
-  random: () => number;
+  random: Random;
   /** Share of steps that upload a new tool. */
   upsertShare: number;
 }
@@ -144,7 +129,7 @@ async function conversations(o: UserOptions): Promise<void> {
       const searches = random() < 0.2 ? cap + 1 : 1 + Math.floor(random() * cap);
       for (let s = 0; s < searches; s++) {
         const byId = random() < 0.15 && tenant.toolIds.size > 0;
-        const body = byId ? { tool_id: pick([...tenant.toolIds], random) } : { query: pick(tenant.queries, random), max_results: 3 };
+        const body = byId ? { tool_id: pick(random, [...tenant.toolIds]) } : { query: pick(random, tenant.queries), max_results: 3 };
         const found = await api(key, "POST", `${base}/search`, { ...body, session_id: session.id }, byId ? "search tool_id" : "search query");
         const slot = `${tenant.id}/${session.id}/${turn}`;
         if (found.status === 200) {
@@ -164,7 +149,7 @@ async function conversations(o: UserOptions): Promise<void> {
         if (random() < o.upsertShare) {
           uploads += 1;
           const name = `u${o.user}_tool_${uploads}`;
-          const tool = { server: "load", name, description: `Load test tool ${uploads} of user ${o.user}: ${pick(WORDS, random)} ${pick(WORDS, random)}`, inputSchema: { type: "object" } };
+          const tool = { server: "load", name, description: `Load test tool ${uploads} of user ${o.user}: ${pick(random, WORDS)} ${pick(random, WORDS)}`, inputSchema: { type: "object" } };
           const up = await api(key, "POST", `${base}/tools`, { tools: [tool] }, "upsert");
           if (up.status === 200) {
             observed.upserts.set(tenant.id, [...(observed.upserts.get(tenant.id) ?? []), `load::${name}`]);
@@ -172,7 +157,7 @@ async function conversations(o: UserOptions): Promise<void> {
           }
         }
       }
-      if (random() < 0.5) await api(key, "GET", `${base}/sessions/${session.id}/tools?format=${pick(["mcp", "anthropic", "openai"], random)}`, undefined, "tool list");
+      if (random() < 0.5) await api(key, "GET", `${base}/sessions/${session.id}/tools?format=${pick(random, ["mcp", "anthropic", "openai"])}`, undefined, "tool list");
       if (turn < turns) await api(key, "POST", `${base}/sessions/${session.id}/turns`, { turn: turn + 1 }, "turn");
     }
     if (random() < 0.6) {

@@ -8,6 +8,8 @@
  * older than `audit_max_age_days`, are dropped in the same transaction.
  */
 import type { Limits } from "../config/limits.ts";
+import type { Caller } from "./access.ts";
+import type { Meta } from "./meta.ts";
 
 export const AUDIT_ACTIONS = [
   "tenant.create",
@@ -49,21 +51,31 @@ const DAY_MS = 24 * 3600 * 1000;
 
 export class AuditLog {
   private readonly sql: SqlStorage;
+  private readonly meta: Meta;
+  private readonly limits: () => Limits;
 
-  constructor(sql: SqlStorage) {
+  constructor(sql: SqlStorage, meta: Meta, limits: () => Limits) {
     this.sql = sql;
+    this.meta = meta;
+    this.limits = limits;
   }
 
-  /** Appends an entry and drops what retention no longer keeps. Call inside the change's transaction. */
-  record(entry: { actor: AuditActor; action: AuditAction; revision: number; details: Record<string, unknown> }, limits: Limits, now = Date.now()): void {
+  /**
+   * Appends an entry for a change `caller` made, at the current revision, and drops what
+   * retention no longer keeps. Call inside the change's transaction, after the revision moved.
+   */
+  record(caller: Caller, action: AuditAction, details: Record<string, unknown>): void {
+    const actor: AuditActor = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
+    const limits = this.limits();
+    const now = Date.now();
     const { seq } = this.sql
       .exec<{ seq: number }>(
         `INSERT INTO audit_log (at, actor, action, revision, details) VALUES (?, ?, ?, ?, ?) RETURNING seq`,
         now,
-        entry.actor,
-        entry.action,
-        entry.revision,
-        JSON.stringify(entry.details),
+        actor,
+        action,
+        this.meta.number("revision"),
+        JSON.stringify(details),
       )
       .one();
     this.sql.exec(`DELETE FROM audit_log WHERE seq <= ?`, seq - limits.audit_max_entries);

@@ -10,6 +10,11 @@ export class Meta {
     return this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value ?? null;
   }
 
+  /** Null until the operator creates the tenant: an object that has none serves nobody. */
+  tenantId(): string | null {
+    return this.get("tenant_id");
+  }
+
   number(key: string): number {
     return Number(this.get(key) ?? 0);
   }

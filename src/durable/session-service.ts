@@ -1,122 +1,133 @@
 /**
- * Sessions as the tenant object sees them: a live session or a 404, its state view, its
- * always-loaded set, its tool list and resolve. Reads and writes go through the session store
- * and the catalog; the rules come from src/sessions/. The tenant object calls this inside its
- * own transactions and keeps only the RPC entry points.
+ * Sessions as the tenant object serves them: creating, reading, ending them and starting turns,
+ * their client tools, their always-loaded set, their tool list and resolve. Reads and writes go
+ * through the session store and the catalog; the rules come from src/sessions/.
  */
+import { canonicalJson } from "../catalog/json.ts";
 import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
-import type { Limits } from "../config/limits.ts";
-import type { Settings } from "../config/settings.ts";
+import { limitNote } from "../config/limits.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { sessionAlwaysLoaded } from "../sessions/always-loaded.ts";
-import { budgetCap } from "../sessions/budget.ts";
+import { budget, budgetCap, type Budget } from "../sessions/budget.ts";
 import { ambiguousNameMessage, notActiveMessage, unknownSessionMessage } from "../sessions/rescue.ts";
-import { isExpired, sessionView, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import { isExpired, sessionView, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
 import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
-import type { CatalogRepo } from "./catalog-repo.ts";
-import type { CatalogViews } from "./catalog-views.ts";
-import type { SessionStore } from "./session-store.ts";
+import { ALPHABET, randomString } from "./keys.ts";
+import type { TenantParts } from "./tenant-parts.ts";
 
-/** What the service needs from the tenant object it lives in. */
-export interface SessionHost {
-  settings(): Settings;
-  limits(): Limits;
-  tenantId(): string | null;
-  transaction<T>(work: () => T): T;
+export interface SessionToolList {
+  session_id: string;
+  turn: number;
+  budget: Budget;
+  entries: ListEntry[];
 }
 
+type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "settings" | "alarms" | "config" | "transaction">;
+
 export class SessionService {
-  private readonly store: SessionStore;
-  private readonly repo: CatalogRepo;
-  private readonly views: CatalogViews;
-  private readonly host: SessionHost;
+  private readonly tenant: Parts;
 
-  constructor(store: SessionStore, repo: CatalogRepo, views: CatalogViews, host: SessionHost) {
-    this.store = store;
-    this.repo = repo;
-    this.views = views;
-    this.host = host;
+  constructor(tenant: Parts) {
+    this.tenant = tenant;
   }
 
-  /** The session, or null when it does not exist or has expired (an expired one is removed on the spot). */
-  live(sessionId: string, now: number): SessionRecord | null {
-    const session = this.store.get(sessionId);
-    if (!session) return null;
-    if (isExpired(session, now)) {
-      this.host.transaction(() => this.store.delete(sessionId));
-      return null;
-    }
-    return session;
-  }
-
-  /** Runs `work` on a live session (404 otherwise) inside one transaction, and counts the call as use. */
-  with<T>(sessionId: string, work: (session: SessionRecord) => Result<T>): Result<T> {
+  /**
+   * Creates a session. Creating it again with the same options (a retried request) answers the
+   * existing session with `created: false`; the same id with other options is a conflict.
+   */
+  async create(options: SessionOptions, tools: SessionTool[] | null): Promise<Result<{ created: boolean; session: SessionView }>> {
+    const { sessionStore: store } = this.tenant;
     const now = Date.now();
-    const session = this.live(sessionId, now);
-    if (!session) return this.notFound(sessionId);
-    return this.host.transaction(() => {
-      this.touch(session, now);
-      return work(session);
-    });
-  }
-
-  /** A call that names a session keeps it alive for another ttl_seconds. The alarm already planned is earlier; it re-plans itself. */
-  touch(session: SessionRecord, now: number): void {
-    session.expiresAt = now + session.ttlSeconds * 1000;
-    this.store.touch(session.id, session.expiresAt);
-  }
-
-  notFound(sessionId: string): { ok: false; error: ApiError } {
-    return fail("not-found", unknownSessionMessage(sessionId, this.host.tenantId() ?? "?"), { session_id: sessionId });
-  }
-
-  cap(session: SessionRecord): number {
-    return budgetCap(session.budgetCap, this.host.settings().search_budget);
-  }
-
-  view(session: SessionRecord): SessionView {
-    const always = this.alwaysLoaded(session);
-    return sessionView(session, this.cap(session), {
-      alwaysLoaded: always.ids,
-      activated: this.store.activated(session.id),
-      sessionTools: this.store.toolNames(session.id),
-      inlineUnresolved: always.unresolved,
-    });
-  }
-
-  /** The tenant's always-loaded tools plus the ones the session's agent names (unless it defers them). */
-  alwaysLoaded(session: SessionRecord): { ids: string[]; unresolved: string[] } {
-    const tenant = this.views.alwaysLoaded(this.host.settings().default_defer).ids;
-    if (!session.inline) return { ids: tenant, unresolved: [] };
-    const named: string[] = [];
-    const unresolved: string[] = [];
-    for (const ref of session.inline) {
-      const ids = this.views.idsFor(ref);
-      if (ids.length === 0) unresolved.push(ref);
-      named.push(...ids);
+    const settings = this.tenant.settings.current();
+    const id = options.session_id ?? `ses_${randomString(24, ALPHABET)}`;
+    const { session_id: _, ...rest } = options;
+    const fingerprint = canonicalJson({ ...rest, tools });
+    const existing = store.get(id);
+    if (existing && !isExpired(existing, now)) {
+      if (existing.fingerprint !== fingerprint) {
+        return fail("conflict", `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`);
+      }
+      this.touch(existing, now);
+      return ok({ created: false, session: this.view(existing) });
     }
-    return { ids: sessionAlwaysLoaded(tenant, named, session.deferredToolLoading), unresolved };
+    const limits = this.tenant.config().limits;
+    const live = store.countLive(now);
+    if (live >= limits.max_sessions_per_tenant) {
+      return fail(
+        "conflict",
+        `This tenant has ${live} live sessions, the most it may hold ${limitNote("max_sessions_per_tenant", limits)}. DELETE sessions that have ended, or lower session_ttl_seconds.`,
+      );
+    }
+    const clash = tools ? this.clashes(tools) : null;
+    if (clash) return clash;
+    const ttlSeconds = options.ttl_seconds ?? settings.session_ttl_seconds;
+    const session: SessionRecord = {
+      id,
+      createdAt: now,
+      expiresAt: now + ttlSeconds * 1000,
+      ttlSeconds,
+      budgetCap: options.budget_cap ?? null,
+      turn: 1,
+      turnSearches: 0,
+      inline: options.inline ?? null,
+      deferredToolLoading: options.deferred_tool_loading ?? false,
+      toolsVersion: 0,
+      turnIdleSeconds: options.turn_idle_seconds ?? null,
+      lastSearchAt: null,
+    };
+    this.tenant.transaction(() => {
+      if (existing) store.delete(id); // expired, not yet swept
+      store.insert(session, fingerprint);
+      if (tools) session.toolsVersion = store.replaceTools(id, tools);
+    });
+    await this.tenant.alarms.schedule(session.expiresAt);
+    return ok({ created: true, session: this.view(session) });
   }
 
-  toolSearchTool(cap: number): ToolRow {
-    const settings = this.host.settings();
-    return toolSearchTool({
-      deferredServers: this.views.alwaysLoaded(settings.default_defer).deferredServers,
-      budgetCap: cap,
-      defaultMaxResults: settings.default_max_results,
-      maxResults: this.host.limits().max_results,
+  get(sessionId: string): Result<SessionView> {
+    return this.with(sessionId, (session) => ok(this.view(session)));
+  }
+
+  delete(sessionId: string): Result<null> {
+    if (!this.live(sessionId, Date.now())) return this.notFound(sessionId);
+    this.tenant.transaction(() => this.tenant.sessionStore.delete(sessionId));
+    return ok(null);
+  }
+
+  /** Starts the next turn: the search count starts again from 0. */
+  startTurn(sessionId: string, requested?: number): Result<SessionView> {
+    return this.with(sessionId, (session) => {
+      const step = turnStep(session.turn, requested);
+      if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
+      if (step.kind === "advance") {
+        this.tenant.sessionStore.startTurn(session.id, true);
+        session.turn += 1;
+        session.turnSearches = 0;
+      } else {
+        this.tenant.sessionStore.endIdleTurns(session.id);
+      }
+      session.turnIdleSeconds = null;
+      return ok(this.view(session));
     });
   }
 
-  toolList(session: SessionRecord): ListEntry[] {
-    const catalogEntry = (source: "always-loaded" | "activated") => (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
-    return composeToolList({
-      toolSearch: { name: TOOL_SEARCH_NAME, source: "tool_search", tool_id: null, tool: this.toolSearchTool(this.cap(session)) },
-      alwaysLoaded: this.repo.getTools(this.alwaysLoaded(session).ids).map(catalogEntry("always-loaded")),
-      session: this.store.tools(session.id).map((tool) => ({ name: tool.name, source: "session", tool_id: null, tool: sessionToolRow(tool) })),
-      activated: this.repo.getTools(this.store.activated(session.id)).map(catalogEntry("activated")),
+  /** Replaces the session's client tools as one step; the answer carries the `tools_version` it produced. */
+  replaceTools(sessionId: string, tools: SessionTool[]): Result<{ session_id: string; tools_version: number; tools: string[] }> {
+    return this.with(sessionId, (session) => {
+      const clash = this.clashes(tools);
+      if (clash) return clash;
+      const version = this.tenant.sessionStore.replaceTools(session.id, tools);
+      return ok({ session_id: session.id, tools_version: version, tools: tools.map((t) => t.name) });
+    });
+  }
+
+  /** The definitions to send with the session's next model request, in their stable order. */
+  toolListOf(sessionId: string): Result<SessionToolList> {
+    return this.with(sessionId, (session) => {
+      const entries = this.toolList(session);
+      return ok({ session_id: session.id, turn: session.turn, budget: budget(session.turnSearches, this.cap(session)), entries });
     });
   }
 
@@ -125,7 +136,91 @@ export class SessionService {
    * rescue. `name` may be the model-facing name, a tool id or a bare tool name (which must then
    * pick out one active tool).
    */
-  resolve(session: SessionRecord, name: string): Result<ListEntry> {
+  resolve(sessionId: string, name: string): Result<ListEntry> {
+    return this.with(sessionId, (session) => this.resolveIn(session, name));
+  }
+
+  /** The session, or null when it does not exist or has expired (an expired one is removed on the spot). */
+  live(sessionId: string, now: number): SessionRecord | null {
+    const session = this.tenant.sessionStore.get(sessionId);
+    if (!session) return null;
+    if (isExpired(session, now)) {
+      this.tenant.transaction(() => this.tenant.sessionStore.delete(sessionId));
+      return null;
+    }
+    return session;
+  }
+
+  /** Runs `work` on a live session (404 otherwise) inside one transaction, and counts the call as use. */
+  private with<T>(sessionId: string, work: (session: SessionRecord) => Result<T>): Result<T> {
+    const now = Date.now();
+    const session = this.live(sessionId, now);
+    if (!session) return this.notFound(sessionId);
+    return this.tenant.transaction(() => {
+      this.touch(session, now);
+      return work(session);
+    });
+  }
+
+  /** A call that names a session keeps it alive for another ttl_seconds. The alarm already planned is earlier; it re-plans itself. */
+  touch(session: SessionRecord, now: number): void {
+    session.expiresAt = now + session.ttlSeconds * 1000;
+    this.tenant.sessionStore.touch(session.id, session.expiresAt);
+  }
+
+  notFound(sessionId: string): { ok: false; error: ApiError } {
+    return fail("not-found", unknownSessionMessage(sessionId, this.tenant.meta.tenantId() ?? "?"), { session_id: sessionId });
+  }
+
+  cap(session: SessionRecord): number {
+    return budgetCap(session.budgetCap, this.tenant.settings.current().search_budget);
+  }
+
+  private view(session: SessionRecord): SessionView {
+    const always = this.alwaysLoaded(session);
+    return sessionView(session, this.cap(session), {
+      alwaysLoaded: always.ids,
+      activated: this.tenant.sessionStore.activated(session.id),
+      sessionTools: this.tenant.sessionStore.toolNames(session.id),
+      inlineUnresolved: always.unresolved,
+    });
+  }
+
+  /** The tenant's always-loaded tools plus the ones the session's agent names (unless it defers them). */
+  alwaysLoaded(session: SessionRecord): { ids: string[]; unresolved: string[] } {
+    const tenant = this.tenant.views.alwaysLoaded(this.tenant.settings.current().default_defer).ids;
+    if (!session.inline) return { ids: tenant, unresolved: [] };
+    const named: string[] = [];
+    const unresolved: string[] = [];
+    for (const ref of session.inline) {
+      const ids = this.tenant.views.idsFor(ref);
+      if (ids.length === 0) unresolved.push(ref);
+      named.push(...ids);
+    }
+    return { ids: sessionAlwaysLoaded(tenant, named, session.deferredToolLoading), unresolved };
+  }
+
+  toolSearchTool(cap: number): ToolRow {
+    const settings = this.tenant.settings.current();
+    return toolSearchTool({
+      deferredServers: this.tenant.views.alwaysLoaded(settings.default_defer).deferredServers,
+      budgetCap: cap,
+      defaultMaxResults: settings.default_max_results,
+      maxResults: this.tenant.config().limits.max_results,
+    });
+  }
+
+  private toolList(session: SessionRecord): ListEntry[] {
+    const catalogEntry = (source: "always-loaded" | "activated") => (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
+    return composeToolList({
+      toolSearch: { name: TOOL_SEARCH_NAME, source: "tool_search", tool_id: null, tool: this.toolSearchTool(this.cap(session)) },
+      alwaysLoaded: this.tenant.repo.getTools(this.alwaysLoaded(session).ids).map(catalogEntry("always-loaded")),
+      session: this.tenant.sessionStore.tools(session.id).map((tool) => ({ name: tool.name, source: "session", tool_id: null, tool: sessionToolRow(tool) })),
+      activated: this.tenant.repo.getTools(this.tenant.sessionStore.activated(session.id)).map(catalogEntry("activated")),
+    });
+  }
+
+  private resolveIn(session: SessionRecord, name: string): Result<ListEntry> {
     const list = this.toolList(session);
     const exact = list.find((e) => e.name === name) ?? list.find((e) => e.tool_id === name);
     if (exact) return ok(exact);
@@ -136,12 +231,12 @@ export class SessionService {
       return fail("conflict", ambiguousNameMessage(name, ids), { tool_ids: ids });
     }
     const callable = list.filter((e) => e.source === "always-loaded" || e.source === "session").map((e) => e.name);
-    return fail("tool-not-active", notActiveMessage(name, callable), { in_catalog: this.views.idsFor(name).length > 0 });
+    return fail("tool-not-active", notActiveMessage(name, callable), { in_catalog: this.tenant.views.idsFor(name).length > 0 });
   }
 
   /** A session tool may not take a catalog tool's model-facing name (see sessions/session-tools.ts). */
-  clashes(tools: readonly SessionTool[]): { ok: false; error: ApiError } | null {
-    const owners = this.repo.modelNameOwners(tools.map((t) => t.name));
+  private clashes(tools: readonly SessionTool[]): { ok: false; error: ApiError } | null {
+    const owners = this.tenant.repo.modelNameOwners(tools.map((t) => t.name));
     if (owners.size === 0) return null;
     const pairs = [...owners].map(([name, id]) => `'${name}' (catalog tool ${id})`);
     return fail("conflict", `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. Rename them; the previous tools stay in place.`, {

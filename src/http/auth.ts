@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import type { ServiceConfig } from "../config/env.ts";
 import { digestsEqual, hashSecret, parseKey } from "../durable/keys.ts";
-import type { Caller } from "../durable/tenant-object.ts";
+import type { Caller } from "../durable/access.ts";
 import { errorBody, type ApiError } from "../errors.ts";
 import type { RateLimitSubject } from "./rate-limit.ts";
 

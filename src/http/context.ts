@@ -1,6 +1,7 @@
 /** What every handler can read from the request context. */
 import type { ServiceConfig } from "../config/env.ts";
-import type { Caller, TenantObject } from "../durable/tenant-object.ts";
+import type { Caller } from "../durable/access.ts";
+import type { TenantObject } from "../durable/tenant-object.ts";
 
 /**
  * The tenant object's RPC methods as the Worker sees them. Their arguments and results are plain

@@ -12,21 +12,13 @@
 import { limitNote, type Limits } from "../config/limits.ts";
 import { issueReasons, schemasFor, type ItemError } from "../catalog/batch.ts";
 import { detectFormat, normalizeTool } from "../catalog/formats.ts";
-import type { JsonObject } from "../catalog/json.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { TOOL_SEARCH_NAME } from "./tool-list.ts";
 
 export const SESSION_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A session tool: one entry of the client's own list. */
-export interface SessionTool {
-  name: string;
-  title: string | null;
-  description: string;
-  inputSchema: JsonObject;
-  outputSchema: JsonObject | null;
-  annotations: JsonObject | null;
-}
+/** A session tool: one entry of the client's own list, a catalog tool's definition without a server. */
+export type SessionTool = Pick<ToolRow, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "annotations">;
 
 /** Why `name` cannot be a session tool's name, or null when it can. */
 export function sessionToolNameProblem(name: string): string | null {

@@ -13,7 +13,8 @@ import {
 } from "../../catalog/vendor.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import type { ApiError } from "../../errors.ts";
-import type { ExportFacts, SearchOutput } from "../../durable/tenant-object.ts";
+import type { ExportFacts } from "../../durable/catalog-reads.ts";
+import type { SearchOutput } from "../../durable/search-service.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiFailure } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";

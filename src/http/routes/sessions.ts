@@ -6,7 +6,7 @@
  * uploads) so that a rejection names every bad tool; they are documented in the OpenAPI registry
  * with the same zod schemas.
  */
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { ItemError } from "../../catalog/batch.ts";
@@ -62,68 +62,61 @@ function entryInfo(entry: ListEntry) {
   return { name: entry.name, source: entry.source, tool_id: entry.tool_id };
 }
 
-const getSession = createRoute({
-  method: "get",
-  path: "/v1/tenants/{tenant}/sessions/{session_id}",
-  tags: TAGS,
+/** What a route on one session says besides what every such route shares. */
+type SessionRouteSpec = Pick<RouteConfig, "summary" | "description" | "responses"> & { request?: Omit<NonNullable<RouteConfig["request"]>, "params"> };
+
+/** A route on one session (`suffix` after its path): every one takes the search scope and names the session in its path. */
+function sessionRoute<const M extends RouteConfig["method"], const S extends string, const R extends SessionRouteSpec>(method: M, suffix: S, spec: R) {
+  return {
+    ...spec,
+    method,
+    path: `/v1/tenants/{tenant}/sessions/{session_id}${suffix}` as `/v1/tenants/{tenant}/sessions/{session_id}${S}`,
+    tags: TAGS,
+    security: requires("search"),
+    request: { ...(spec.request as NonNullable<R["request"]>), params: sessionParams },
+  };
+}
+
+const getSession = createRoute(sessionRoute("get", "", {
   summary: "A session's state: turn, budget, always-loaded and activated tools, expiry (search scope)",
-  security: requires("search"),
-  request: { params: sessionParams },
   responses: { 200: jsonContent(SessionSchema, "The session"), ...errorResponses("forbidden", "not-found") },
-});
+}));
 
-const deleteSession = createRoute({
-  method: "delete",
-  path: "/v1/tenants/{tenant}/sessions/{session_id}",
-  tags: TAGS,
+const deleteSession = createRoute(sessionRoute("delete", "", {
   summary: "End a session: its activated tools and client tools go with it (search scope)",
-  security: requires("search"),
-  request: { params: sessionParams },
   responses: { 204: { description: "Ended" }, ...errorResponses("forbidden", "not-found") },
-});
+}));
 
-const startTurn = createRoute({
-  method: "post",
-  path: "/v1/tenants/{tenant}/sessions/{session_id}/turns",
-  tags: TAGS,
+const startTurn = createRoute(sessionRoute("post", "/turns", {
   summary: "Start the next agent turn: the search budget starts again (search scope)",
   description:
     "Call this when the user sends a new message. The body is optional; `{\"turn\": n}` makes a retried call harmless " +
     "(asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
-  security: requires("search"),
-  request: { params: sessionParams, body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
+  request: { body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
   responses: { 200: jsonContent(SessionSchema, "The session in its new turn"), ...errorResponses("forbidden", "not-found", "conflict") },
-});
+}));
 
-const toolList = createRoute({
-  method: "get",
-  path: "/v1/tenants/{tenant}/sessions/{session_id}/tools",
-  tags: TAGS,
+const toolList = createRoute(sessionRoute("get", "/tools", {
   summary: "The tool definitions to send with the session's next model request (search scope)",
   description:
     "In this order: tool_search, the always-loaded tools, the session's client tools, the activated tools in activation " +
     "order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are model-facing names: " +
     "unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from here after context " +
     "compaction: activated tools persist for the life of the session.",
-  security: requires("search"),
-  request: { params: sessionParams, query: z.object({ format: OutputFormatSchema.default("mcp") }) },
+  request: { query: z.object({ format: OutputFormatSchema.default("mcp") }) },
   responses: { 200: jsonContent(ToolListSchema, "The tool list"), ...errorResponses("forbidden", "not-found") },
-});
+}));
 
-const resolve = createRoute({
-  method: "post",
-  path: "/v1/tenants/{tenant}/sessions/{session_id}/resolve",
-  tags: TAGS,
+const resolve = createRoute(sessionRoute("post", "/resolve", {
   summary: "The definition of a tool the model called, if it is active in the session (search scope)",
   description:
     "Accepts the model-facing name, a tool id or a bare tool name. A tool that is not in the session's tool list (or not " +
     "in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active set. Call " +
     "tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says whether it exists. " +
     "A bare name shared by several active tools gets 409 `conflict` listing their ids.",
-  security: requires("search"),
-  request: { params: sessionParams, body: jsonBody(ResolveRequestSchema) },
+  request: { body: jsonBody(ResolveRequestSchema) },
   responses: { 200: jsonContent(ResolveResponseSchema, "The tool is active"), ...errorResponses("forbidden", "not-found", "tool-not-active") },
-});
+}));
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
   const readCreateSession = createSessionReadSchema(config.limits);
@@ -186,20 +179,16 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     );
   });
 
-  app.openAPIRegistry.registerPath({
-    method: "put",
-    path: "/v1/tenants/{tenant}/sessions/{session_id}/tools",
-    tags: TAGS,
+  app.openAPIRegistry.registerPath(sessionRoute("put", "/tools", {
     summary: "Replace the session's own client tools as one step (setTools) (search scope)",
     description:
       "The session then holds exactly these tools; `[]` removes them. Names must be 1-64 characters of A-Z a-z 0-9 _ -, " +
       "without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A rejected call " +
       "leaves the previous tools in place. Concurrent calls apply one at a time, in the order they arrive; each answer " +
       "carries the `tools_version` it produced.",
-    security: requires("search"),
-    request: { params: sessionParams, body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } } },
+    request: { body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } } },
     responses: { 200: jsonContent(SetToolsResultSchema, "Replaced"), ...errorResponses("forbidden", "not-found", "conflict") },
-  });
+  }));
   app.put("/v1/tenants/:tenant/sessions/:session_id/tools", async (c) => {
     const params = sessionParams.safeParse(c.req.param());
     if (!params.success) return validationError(c, "path parameters", params.error.issues);

@@ -1,4 +1,4 @@
-/** A seeded PRNG and the draws the bench needs, so every run sees the same catalogs and queries. */
+/** A seeded PRNG and the draws the bench and the load test need, so a seed reproduces a run: its catalogs, queries and choices. */
 
 export type Random = () => number;
 

@@ -1,0 +1,159 @@
+/**
+ * What the catalog answers without a search: pages of tools, one tool, the catalog's figures, the
+ * deferred list, the plan, and export pages with the facts vendor renderings need.
+ */
+import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
+import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
+import type { Defer, ToolRow } from "../catalog/tool.ts";
+import { ok, type Result } from "../errors.ts";
+import type { DeferredLine } from "../sessions/deferred-list.ts";
+import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
+import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
+import type { TokenTotals } from "./catalog-views.ts";
+import type { LoadReport } from "./index-cache.ts";
+import { round } from "./search-service.ts";
+import type { TenantParts } from "./tenant-parts.ts";
+import { unknownTool } from "./unknown-tool.ts";
+
+/** A page by tool id: after `after`, of one server when named. */
+export interface PageOptions {
+  after?: string | undefined;
+  server?: string | undefined;
+  limit: number;
+}
+
+/** What a vendor rendering needs besides the rows (see catalog/vendor.ts). */
+export interface ExportFacts {
+  /** Ids of the given tools that are deferred (the others are always loaded). */
+  deferred: string[];
+  servers: ServerSummary[];
+}
+
+export interface ExportPage {
+  revision: number;
+  rows: ToolRow[];
+  facts: ExportFacts;
+  /** The last id of this page when more follow. */
+  next: string | null;
+  /** tool_search's definition (budget: the tenant's), on the first page when asked for. */
+  toolSearch: ToolRow | null;
+}
+
+export interface CatalogInfo {
+  revision: number;
+  tools: number;
+  always_loaded: number;
+  deferred: number;
+  servers: { name: string; defer_tools: Defer; tools: number }[];
+  tokens: TokenTotals["tokens"] & { tokenizer: string };
+  index: LoadReport | null;
+}
+
+export interface PlanRequest {
+  context_window: number;
+  min_tools?: number | undefined;
+  min_pct?: number | undefined;
+  min_tokens?: number | undefined;
+}
+
+export interface PlanOutput extends PlanDecision {
+  context_window: number;
+  thresholds: PlanThresholds;
+  /** Deferrable definitions as a share of the context window, in percent. */
+  share_pct: number;
+  tools: TokenTotals["tools"];
+  tokens: TokenTotals["tokens"] & { tool_search: number; with_search: number; saving: number };
+  tokenizer: string;
+}
+
+type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "settings" | "sessions" | "transaction">;
+
+export class CatalogReads {
+  private readonly tenant: Parts;
+
+  constructor(tenant: Parts) {
+    this.tenant = tenant;
+  }
+
+  listTools(options: PageOptions): Result<{ tools: ToolRow[]; more: boolean }> {
+    const page = this.tenant.repo.listTools({ ...options, limit: options.limit + 1 });
+    return ok({ tools: page.slice(0, options.limit), more: page.length > options.limit });
+  }
+
+  getTool(id: string): Result<ToolRow> {
+    const row = this.tenant.repo.getTool(id);
+    return row ? ok(row) : unknownTool(this.tenant.index.get(), id);
+  }
+
+  async catalogInfo(): Promise<Result<CatalogInfo>> {
+    const count = await tokenCounter();
+    const totals = this.tenant.transaction(() => this.tenant.views.tokenTotals(count, this.tenant.settings.current().default_defer));
+    return ok({
+      revision: this.tenant.meta.number("revision"),
+      tools: totals.tools.total,
+      always_loaded: totals.tools.always_loaded,
+      deferred: totals.tools.deferred,
+      servers: this.tenant.repo.servers(),
+      tokens: { tokenizer: TOKENIZER, ...totals.tokens },
+      index: this.tenant.index.lastLoad,
+    });
+  }
+
+  deferredList(options: PageOptions): Result<{ revision: number; lines: DeferredLine[]; next: string | null }> {
+    return ok({ revision: this.tenant.meta.number("revision"), ...this.tenant.views.deferredPage(this.tenant.settings.current().default_defer, options) });
+  }
+
+  async plan(request: PlanRequest): Promise<Result<PlanOutput>> {
+    const count = await tokenCounter();
+    const settings = this.tenant.settings.current();
+    const totals = this.tenant.transaction(() => this.tenant.views.tokenTotals(count, settings.default_defer));
+    const thresholds: PlanThresholds = {
+      min_tools: request.min_tools ?? settings.plan.min_tools,
+      min_pct: request.min_pct ?? settings.plan.min_pct,
+      min_tokens: request.min_tokens ?? settings.plan.min_tokens,
+    };
+    const search = this.tenant.sessions.toolSearchTool(settings.search_budget);
+    const toolSearch = count(definitionText(search, TOOL_SEARCH_NAME));
+    const withSearch = totals.tokens.always_loaded + toolSearch + totals.tokens.deferred_list;
+    const decision = decidePlan({ contextWindow: request.context_window, deferredTools: totals.tools.deferred, deferredTokens: totals.tokens.deferred_definitions }, thresholds);
+    return ok({
+      ...decision,
+      context_window: request.context_window,
+      thresholds,
+      share_pct: round((totals.tokens.deferred_definitions / request.context_window) * 100),
+      tools: totals.tools,
+      tokens: { ...totals.tokens, tool_search: toolSearch, with_search: withSearch, saving: totals.tokens.catalog - withSearch },
+      tokenizer: TOKENIZER,
+    });
+  }
+
+  /**
+   * A page of the catalog for a vendor export. A page ends at a server boundary unless one server
+   * alone fills it, so an OpenAI namespace is split across pages only when it must be.
+   */
+  exportPage(options: PageOptions & { withToolSearch: boolean }): Result<ExportPage> {
+    const rows = this.tenant.repo.listTools({ after: options.after, server: options.server, limit: options.limit + 1 });
+    let page = rows.slice(0, options.limit);
+    const following = rows[options.limit];
+    if (following && following.server === page.at(-1)!.server) {
+      const start = page.findIndex((r) => r.server === following.server);
+      if (start > 0) page = page.slice(0, start);
+    }
+    const settings = this.tenant.settings.current();
+    return ok({
+      revision: this.tenant.meta.number("revision"),
+      rows: page,
+      facts: this.exportFacts(page.map((r) => ({ id: r.id, server: r.server }))),
+      next: following ? page.at(-1)!.id : null,
+      toolSearch: options.withToolSearch && options.after === undefined ? this.tenant.sessions.toolSearchTool(settings.search_budget) : null,
+    });
+  }
+
+  exportFacts(tools: { id: string; server: string }[]): ExportFacts {
+    const always = this.tenant.views.alwaysLoaded(this.tenant.settings.current().default_defer).has;
+    return {
+      deferred: tools.filter((t) => !always.has(t.id)).map((t) => t.id),
+      servers: this.tenant.repo.serverSummaries(tools.map((t) => t.server), NAMESPACE_NAMES_SHOWN),
+    };
+  }
+}

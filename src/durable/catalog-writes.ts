@@ -1,0 +1,156 @@
+/**
+ * Every change to the catalog: upserts, a server's replacement or deletion, a tool's deletion.
+ * Each is checked whole, then committed whole with its revision and its audit entry, then applied
+ * to the in-memory index.
+ */
+import { modelName } from "../catalog/render.ts";
+import type { Defer, ToolRow } from "../catalog/tool.ts";
+import { limitNote } from "../config/limits.ts";
+import { fail, ok, type Result } from "../errors.ts";
+import type { Caller } from "./access.ts";
+import type { TenantParts } from "./tenant-parts.ts";
+import { unknownTool } from "./unknown-tool.ts";
+
+export interface BatchCounts {
+  revision: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** A server-wide write: the server it replaces, and its `defer_tools` when the upload sets one. */
+interface ServerWrite {
+  server: string;
+  deferTools: Defer | null;
+}
+
+type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "alarms" | "config" | "transaction">;
+
+export class CatalogWrites {
+  private readonly tenant: Parts;
+
+  constructor(tenant: Parts) {
+    this.tenant = tenant;
+  }
+
+  upsert(caller: Caller, rows: ToolRow[]): Result<BatchCounts> {
+    return this.write(caller, rows, [], null);
+  }
+
+  /** setTools semantics: after this, the server holds exactly `rows` (an empty list removes them all). */
+  replaceServer(caller: Caller, server: string, rows: ToolRow[], deferTools: Defer | null): Result<BatchCounts> {
+    const keep = new Set(rows.map((r) => r.id));
+    const removals = this.tenant.repo.serverToolIds(server).filter((id) => !keep.has(id));
+    return this.write(caller, rows, removals, { server, deferTools });
+  }
+
+  deleteServer(caller: Caller, server: string): Result<BatchCounts> {
+    if (!this.tenant.repo.serverExists(server)) return fail("not-found", `No server '${server}' in this catalog.`);
+    const removals = this.tenant.repo.serverToolIds(server);
+    let revision = 0;
+    this.tenant.transaction(() => {
+      this.tenant.repo.deleteServer(server);
+      this.forgetTools(removals);
+      revision = this.bumpRevision();
+      this.tenant.auditLog.record(caller, "server.delete", { server, removed: removals.length });
+    });
+    this.applied([], removals);
+    return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: removals.length });
+  }
+
+  deleteTool(caller: Caller, id: string): Result<BatchCounts> {
+    if (!this.tenant.repo.getTool(id)) return unknownTool(this.tenant.index.get(), id);
+    let revision = 0;
+    this.tenant.transaction(() => {
+      this.tenant.repo.deleteTools([id]);
+      this.forgetTools([id]);
+      revision = this.bumpRevision();
+      this.tenant.auditLog.record(caller, "tool.delete", { tool_id: id });
+    });
+    this.applied([], [id]);
+    return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: 1 });
+  }
+
+  /**
+   * The write path of upserts and replacements. Checks everything first (capacity, model-name
+   * clashes), then writes rows, removals, servers, the revision and the audit entry in one
+   * transaction: a refused or failed write changes nothing. No await happens between the checks
+   * and the commit, so concurrent writers apply one at a time. A write that changes nothing (same
+   * hashes, no new server, same defer_tools) keeps the revision and records nothing.
+   */
+  private write(caller: Caller, rows: ToolRow[], removals: string[], server: ServerWrite | null): Result<BatchCounts> {
+    const { meta, repo } = this.tenant;
+    const limits = this.tenant.config().limits;
+    const existing = repo.hashes(rows.map((r) => r.id));
+    const changed = rows.filter((r) => existing.get(r.id) !== r.hash);
+    const added = rows.filter((r) => !existing.has(r.id)).length;
+    const total = repo.countTools() + added - removals.length;
+    if (total > limits.max_tools_per_tenant) {
+      return fail("conflict", `This change would leave ${total} tools in the catalog, more than a tenant may hold ${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`);
+    }
+    const newServers = repo.missingServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
+    const servers = repo.countServers() + newServers.length;
+    if (newServers.length > 0 && servers > limits.max_servers_per_tenant) {
+      return fail("conflict", `This change would leave ${servers} servers in the catalog, more than a tenant may hold ${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`);
+    }
+    const clash = this.modelNameClashes(changed, new Set(removals));
+    if (clash.length > 0) {
+      return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, { clashes: clash });
+    }
+    // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
+    const deferChanges = server?.deferTools != null && repo.serverDefer(server.server) !== server.deferTools;
+    if (changed.length === 0 && removals.length === 0 && newServers.length === 0 && !deferChanges) {
+      return ok({ revision: meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });
+    }
+    const counts = { added, updated: changed.length - added, unchanged: rows.length - changed.length, removed: removals.length };
+    let revision = 0;
+    this.tenant.transaction(() => {
+      repo.deleteTools(removals);
+      this.forgetTools(removals);
+      repo.writeTools(changed, meta.number("revision") + 1);
+      repo.ensureServers(newServers);
+      if (server?.deferTools) repo.setServerDefer(server.server, server.deferTools);
+      revision = this.bumpRevision();
+      if (server) this.tenant.auditLog.record(caller, "server.replace", { server: server.server, ...counts, ...(server.deferTools ? { defer_tools: server.deferTools } : {}) });
+      else this.tenant.auditLog.record(caller, "tools.upsert", { ...counts, servers: new Set(rows.map((r) => r.server)).size });
+    });
+    this.applied(changed, removals);
+    return ok({ revision, ...counts });
+  }
+
+  /** Pairs of distinct tools that would share a model-facing name (e.g. `a.b` and `a_b` on one server). */
+  private modelNameClashes(rows: ToolRow[], leaving: Set<string>): string[] {
+    const clashes: string[] = [];
+    const byName = new Map<string, string>();
+    for (const row of rows) {
+      const name = modelName(row);
+      const other = byName.get(name);
+      if (other && other !== row.id) clashes.push(`'${other}' and '${row.id}' -> '${name}'`);
+      byName.set(name, row.id);
+    }
+    for (const [name, owner] of this.tenant.repo.modelNameOwners([...byName.keys()])) {
+      const incoming = byName.get(name)!;
+      if (owner !== incoming && !leaving.has(owner)) clashes.push(`'${owner}' and '${incoming}' -> '${name}'`);
+    }
+    return clashes;
+  }
+
+  /** Tools leaving the catalog leave every session's activated set and the token cache, in the caller's transaction. */
+  private forgetTools(ids: readonly string[]): void {
+    this.tenant.sessionStore.dropTools(ids);
+    this.tenant.views.forgetTools(ids);
+  }
+
+  private bumpRevision(): number {
+    const next = this.tenant.meta.number("revision") + 1;
+    this.tenant.meta.set("revision", next);
+    return next;
+  }
+
+  /** A committed change reaches the index at once, and the snapshot once writes settle. */
+  private applied(upserts: ToolRow[], removals: string[]): void {
+    this.tenant.index.apply(upserts, removals);
+    this.tenant.alarms.snapshotSoon();
+  }
+}

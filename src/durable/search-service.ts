@@ -1,0 +1,183 @@
+/**
+ * Search as the tenant object answers it: by tool id or by query, with the tenant's weights,
+ * threshold and synonyms; inside a session, counted against its turn budget and activating what
+ * it finds.
+ */
+import { modelName } from "../catalog/render.ts";
+import type { ToolRow } from "../catalog/tool.ts";
+import { ok, type Result } from "../errors.ts";
+import { FIELDS } from "../search/document.ts";
+import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
+import type { Hit } from "../search/tool-index.ts";
+import { planActivation } from "../sessions/activation.ts";
+import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
+import { idleTurnDue } from "../sessions/session.ts";
+import type { ExportFacts } from "./catalog-reads.ts";
+import type { TenantParts } from "./tenant-parts.ts";
+import { unknownTool } from "./unknown-tool.ts";
+
+export interface SearchInput {
+  tool_id?: string;
+  query?: string;
+  max_results?: number;
+  threshold?: number;
+  explain?: boolean;
+  /** Activate the results in this session and count the search against its turn budget. */
+  session_id?: string;
+  /** Return the result rows too, so the caller can render definitions. */
+  with_rows?: boolean;
+  /** Return what the vendor formats need besides the rows: which results are deferred, their servers' summaries. */
+  with_export_facts?: boolean;
+}
+
+export interface SearchResultItem {
+  tool_id: string;
+  server: string;
+  name: string;
+  model_name: string;
+  description: string;
+  score: number | null;
+  match: "tool-id" | Hit["match"];
+  explain?: Omit<NonNullable<Hit["explain"]>, "match">;
+}
+
+export interface SearchOutput {
+  results: SearchResultItem[];
+  /** Tool ids this search made callable in its session (not active before it). */
+  activated: string[];
+  /** The session's budget after this search (searches with a session only). */
+  budget?: Budget;
+  threshold: number;
+  message?: string;
+  rows?: ToolRow[];
+  facts?: ExportFacts;
+}
+
+/** Figures as the API shows them: four decimals. */
+export function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}
+
+type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "settings" | "sessions" | "reads" | "config" | "transaction">;
+
+export class SearchService {
+  private readonly tenant: Parts;
+
+  constructor(tenant: Parts) {
+    this.tenant = tenant;
+  }
+
+  search(input: SearchInput): Result<SearchOutput> {
+    const result = input.session_id === undefined ? this.run(input) : this.inSession(input.session_id, input);
+    if (!result.ok || !input.with_export_facts) return result;
+    return ok({ ...result.value, facts: this.tenant.reads.exportFacts(result.value.results.map((r) => ({ id: r.tool_id, server: r.server }))) });
+  }
+
+  /**
+   * A search inside a session. Everything from the budget check to the activation happens with
+   * no await in between and in one storage transaction: concurrent searches run one at a time,
+   * so a budget of 3 lets exactly 3 run, and the tools found are active before the answer leaves.
+   */
+  private inSession(sessionId: string, input: SearchInput): Result<SearchOutput> {
+    const { sessions, sessionStore } = this.tenant;
+    const now = Date.now();
+    const session = sessions.live(sessionId, now);
+    if (!session) return sessions.notFound(sessionId);
+    const cap = sessions.cap(session);
+    const idleTurn = idleTurnDue(session, now);
+    if (!idleTurn && isExhausted(session.turnSearches, cap)) {
+      // A refused attempt still keeps an idle-turn session's clock running: a model hammering a
+      // spent budget is still in the same turn.
+      if (session.turnIdleSeconds !== null) this.tenant.transaction(() => sessionStore.markSearchAttempt(session.id, now));
+      return { ok: false, error: budgetExhausted(cap) };
+    }
+    return this.tenant.transaction((): Result<SearchOutput> => {
+      if (idleTurn) {
+        sessionStore.startTurn(session.id, false);
+        session.turn += 1;
+        session.turnSearches = 0;
+      }
+      const result = this.run(input);
+      sessionStore.countSearch(session.id, now);
+      sessions.touch(session, now);
+      const spent = budget(session.turnSearches + 1, cap);
+      if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
+      const always = new Set(sessions.alwaysLoaded(session).ids);
+      const plan = planActivation(
+        result.value.results.map((r) => r.tool_id),
+        new Set(sessionStore.activated(session.id)),
+        always,
+      );
+      sessionStore.activate(session.id, plan.record, session.turn);
+      return ok({ ...result.value, activated: plan.newlyActive, budget: spent });
+    });
+  }
+
+  private bm25f(): Bm25fParams {
+    const weights = this.tenant.settings.current().field_weights;
+    return {
+      ...DEFAULT_BM25F,
+      fields: Object.fromEntries(FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }])) as Bm25fParams["fields"],
+    };
+  }
+
+  private run(input: SearchInput): Result<SearchOutput> {
+    const settings = this.tenant.settings.current();
+    const config = this.tenant.config();
+    const threshold = input.threshold ?? settings.matching_threshold ?? config.matchingThreshold;
+    // A tenant's default_max_results may exceed a deployment that lowered max_results.
+    const limit = Math.min(input.max_results ?? settings.default_max_results, config.limits.max_results);
+
+    if (input.tool_id !== undefined) {
+      const row = this.tenant.repo.getTool(input.tool_id);
+      if (!row) return unknownTool(this.tenant.index.get(), input.tool_id);
+      return ok({ results: [{ ...summary(row), score: null, match: "tool-id" }], activated: [], threshold, ...(input.with_rows ? { rows: [row] } : {}) });
+    }
+
+    const query = input.query!;
+    const index = this.tenant.index.get();
+    const options = { params: this.bm25f(), synonyms: this.tenant.settings.synonyms().compiled };
+    const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
+    // The index keeps no text: names and descriptions come from the rows, the source of truth.
+    const rows = this.tenant.repo.getTools(hits.map((h) => h.id));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const results = hits.flatMap((hit): SearchResultItem[] => {
+      const row = byId.get(hit.id);
+      if (!row) return [];
+      return [
+        {
+          ...summary(row),
+          score: round(hit.score),
+          match: hit.match,
+          ...(hit.explain ? { explain: explanation(hit.explain) } : {}),
+        },
+      ];
+    });
+    let message: string | undefined;
+    if (results.length === 0) {
+      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
+      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.match === "terms" && h.score >= threshold / 2);
+      message =
+        closest.length > 0
+          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
+            `they share only words that many tools use. If one of them is meant, search again with more words about the task, or pass a lower "threshold".`
+          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
+            `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`;
+    }
+    return ok({ results, activated: [], threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
+  }
+}
+
+function summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
+  return { tool_id: row.id, server: row.server, name: row.name, model_name: modelName(row), description: row.description };
+}
+
+/** An explanation as the API shows it: rounded like scores. */
+function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullable<SearchResultItem["explain"]> {
+  return {
+    ...e,
+    terms: e.terms.map((t) => ({ ...t, weight: round(t.weight), idf: round(t.idf), score: round(t.score) })),
+    ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
+    unit: round(e.unit),
+  };
+}
