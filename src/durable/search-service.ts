@@ -156,7 +156,7 @@ export class SearchService {
     let message: string | undefined;
     if (results.length === 0) {
       // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
-      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.match === "terms" && h.score >= threshold / 2);
+      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.score >= threshold / 2);
       message =
         closest.length > 0
           ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
