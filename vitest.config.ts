@@ -86,7 +86,13 @@ export default defineConfig({
       {
         // End-to-end tests in Node against `wrangler dev`: restarts of the local runtime, real clients.
         extends: true,
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
       },
     ],
   },

@@ -19,7 +19,13 @@
  */
 import { ToolSearchClient, ToolSearchError, type SessionClient, type TenantClient } from "../src/client/index.ts";
 import type { ExampleTarget } from "./lib/connect.ts";
-import { planAndOpenSession, playConversation, resolveAndRun, runIfMain, type ToolCallRecord } from "./lib/conversation.ts";
+import {
+  planAndOpenSession,
+  playConversation,
+  resolveAndRun,
+  runIfMain,
+  type ToolCallRecord,
+} from "./lib/conversation.ts";
 import { brief, consoleLog, heading, type Log } from "./lib/log.ts";
 import {
   functionCall,
@@ -41,7 +47,13 @@ import {
 export interface Transcript {
   sessionId: string;
   tools: { namespaces: number; deferred: number };
-  searches: { turn: number; query: string; outcome: "found" | "nothing" | "refused"; loaded: string[]; error?: Record<string, unknown> }[];
+  searches: {
+    turn: number;
+    query: string;
+    outcome: "found" | "nothing" | "refused";
+    loaded: string[];
+    error?: Record<string, unknown>;
+  }[];
   calls: ToolCallRecord[];
   replies: string[];
 }
@@ -52,35 +64,60 @@ const searchOutput = (since: Item[]) => since.find((i): i is ToolSearchOutputIte
 /** The model's side of the conversation, step by step: what a model would plausibly do. */
 function script(): ModelStep[] {
   const expectLoaded = (key: string) => (since: Item[]) => {
-    if (!loadedBy(searchOutput(since)).includes(key)) throw new Error(`script diverged: expected ${key} in the tool_search_output, got ${brief(searchOutput(since))}`);
+    if (!loadedBy(searchOutput(since)).includes(key))
+      throw new Error(`script diverged: expected ${key} in the tool_search_output, got ${brief(searchOutput(since))}`);
   };
   return [
     // Turn 1
     () => [toolSearchCall({ query: "create calendar event", max_results: 3 })],
     ({ since }) => {
       expectLoaded("calendar.calendar__calendar_events_create")(since);
-      return [functionCall("calendar", "calendar__calendar_events_create", { summary: "Design review", start: "2026-12-04T10:00:00Z", end: "2026-12-04T10:30:00Z", attendees: ["dana@example.com"] })];
+      return [
+        functionCall("calendar", "calendar__calendar_events_create", {
+          summary: "Design review",
+          start: "2026-12-04T10:00:00Z",
+          end: "2026-12-04T10:30:00Z",
+          attendees: ["dana@example.com"],
+        }),
+      ];
     },
     () => [toolSearchCall({ query: "reserve a room" })],
     () => [toolSearchCall({ query: "conference room booking" })],
     () => [toolSearchCall({ query: "meeting space" })],
     ({ since }) => {
       const refusal = since.find((i): i is MessageItem => i.type === "message" && i.role === "developer");
-      if (!refusal || !String(refusal.content).includes("search-budget-exhausted")) throw new Error("script diverged: expected the budget error");
-      return [say("The design review is on your calendar for Friday 10:00 with Dana. I found no tool to book a room, so please book one yourself.")];
+      if (!refusal || !String(refusal.content).includes("search-budget-exhausted"))
+        throw new Error("script diverged: expected the budget error");
+      return [
+        say(
+          "The design review is on your calendar for Friday 10:00 with Dana. I found no tool to book a room, so please book one yourself.",
+        ),
+      ];
     },
     // Turn 2
     () => [toolSearchCall({ query: "send email", max_results: 2 })],
     ({ since }) => {
       expectLoaded("email.email__sendEmail")(since);
-      return [functionCall("email", "email__sendEmail", { to: ["dana@example.com"], subject: "Design review agenda", body: "1. Goals\n2. Open questions\n3. Next steps" })];
+      return [
+        functionCall("email", "email__sendEmail", {
+          to: ["dana@example.com"],
+          subject: "Design review agenda",
+          body: "1. Goals\n2. Open questions\n3. Next steps",
+        }),
+      ];
     },
     () => [say("I've emailed Dana the agenda.")],
   ];
 }
 
 /** POST /search inside the session, answered the way the Responses API expects: the tool_search_output item for the call. */
-async function searchCall(session: SessionClient, call: ToolSearchCallItem, turn: number, transcript: Transcript, log: Log): Promise<Item[]> {
+async function searchCall(
+  session: SessionClient,
+  call: ToolSearchCallItem,
+  turn: number,
+  transcript: Transcript,
+  log: Log,
+): Promise<Item[]> {
   const args = call.arguments as { query?: string; tool_id?: string; max_results?: number };
   const query = args.query ?? args.tool_id ?? "";
   try {
@@ -88,22 +125,48 @@ async function searchCall(session: SessionClient, call: ToolSearchCallItem, turn
     const items = found.input_items as Item[];
     const loaded = loadedBy(searchOutput(items));
     transcript.searches.push({ turn, query, outcome: loaded.length ? "found" : "nothing", loaded });
-    log(`    tool-search: ${loaded.length ? `tool_search_output ${loaded.join(", ")}` : `nothing matched: ${brief(found.message, 110)}`}`);
-    log(`                 activated ${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ${found.budget!.used}/${found.budget!.cap}`);
+    log(
+      `    tool-search: ${loaded.length ? `tool_search_output ${loaded.join(", ")}` : `nothing matched: ${brief(found.message, 110)}`}`,
+    );
+    log(
+      `                 activated ${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ${found.budget!.used}/${found.budget!.cap}`,
+    );
     return items;
   } catch (e) {
     // A spent budget (429) or an unknown tool_id (404): the answer carries the items to give the model.
     if (!(e instanceof ToolSearchError) || !e.body.input_items) throw e;
     const items = e.body.input_items as Item[];
-    transcript.searches.push({ turn, query, outcome: "refused", loaded: [], error: { error: e.body.error, budgetCap: e.body.budgetCap } });
-    log(`    tool-search: ${e.status} empty tool_search_output + developer message ${brief(JSON.parse(String((items[1] as { content: string }).content)), 100)}`);
+    transcript.searches.push({
+      turn,
+      query,
+      outcome: "refused",
+      loaded: [],
+      error: { error: e.body.error, budgetCap: e.body.budgetCap },
+    });
+    log(
+      `    tool-search: ${e.status} empty tool_search_output + developer message ${brief(JSON.parse(String((items[1] as { content: string }).content)), 100)}`,
+    );
     return items;
   }
 }
 
 /** A function call: resolved in the session and run (lib/conversation.ts), its answer a function_call_output. */
-async function toolCall(api: TenantClient, session: SessionClient, call: FunctionCallItem, turn: number, transcript: Transcript, log: Log): Promise<FunctionCallOutputItem> {
-  const answer = await resolveAndRun(api, session, { name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown> }, turn, transcript.calls, log);
+async function toolCall(
+  api: TenantClient,
+  session: SessionClient,
+  call: FunctionCallItem,
+  turn: number,
+  transcript: Transcript,
+  log: Log,
+): Promise<FunctionCallOutputItem> {
+  const answer = await resolveAndRun(
+    api,
+    session,
+    { name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown> },
+    turn,
+    transcript.calls,
+    log,
+  );
   return { type: "function_call_output", call_id: call.call_id, output: answer.text };
 }
 
@@ -116,9 +179,17 @@ export async function run(target: ExampleTarget, log: Log = consoleLog): Promise
   const tools = (await api.catalogExportAll({ format: "openai-responses" })) as unknown as Tool[];
   const namespaces = tools.filter((t) => t.type === "namespace");
   const deferred = namespaces.flatMap((n) => n.tools).filter((f) => f.defer_loading).length;
-  log(`  tool_search (execution: client) and ${namespaces.length} namespaces: ${namespaces.map((n) => n.name).join(", ")}; ${deferred} functions deferred`);
+  log(
+    `  tool_search (execution: client) and ${namespaces.length} namespaces: ${namespaces.map((n) => n.name).join(", ")}; ${deferred} functions deferred`,
+  );
 
-  const transcript: Transcript = { sessionId: created.session_id, tools: { namespaces: namespaces.length, deferred }, searches: [], calls: [], replies: [] };
+  const transcript: Transcript = {
+    sessionId: created.session_id,
+    tools: { namespaces: namespaces.length, deferred },
+    searches: [],
+    calls: [],
+    replies: [],
+  };
   const input: Item[] = [];
 
   async function agentTurn(turn: number, userText: string): Promise<void> {

@@ -39,7 +39,10 @@ function option(name: string): string | undefined {
 }
 
 /** Rows in SQLite and the query mix; the generated tool objects are garbage once this returns. */
-async function setUp(name: string, queryCount: number): Promise<{ tools: number; rows: TenantRows; queries: string[] }> {
+async function setUp(
+  name: string,
+  queryCount: number,
+): Promise<{ tools: number; rows: TenantRows; queries: string[] }> {
   const tools = CATALOGS[name]!();
   return { tools: tools.length, rows: await TenantRows.of(tools), queries: queryMix(tools, queryCount, splitWords) };
 }
@@ -54,7 +57,9 @@ async function benchCatalog(name: string, queryCount: number): Promise<CatalogRe
     log(`[${name}] ${engine.name}: build, rebuild from rows, snapshot, restore`);
     figures[engine.name] = engine.prepare();
     const f = figures[engine.name]!;
-    log(`  build ${fmt(f.build_ms)} ms, rebuild ${fmt(f.rebuild_ms)} ms, restore ${fmt(f.restore_ms)} ms, heap ${fmt(f.heap_mb)} MB, snapshot ${fmt(f.snapshot_bytes)} B`);
+    log(
+      `  build ${fmt(f.build_ms)} ms, rebuild ${fmt(f.rebuild_ms)} ms, restore ${fmt(f.restore_ms)} ms, heap ${fmt(f.heap_mb)} MB, snapshot ${fmt(f.snapshot_bytes)} B`,
+    );
   }
   log(`[${name}] warm-up: ${WARMUP} queries per engine`);
   for (const engine of engines) for (let i = 0; i < WARMUP; i++) engine.search(queries[i % queries.length]!);
@@ -78,14 +83,24 @@ async function benchCatalog(name: string, queryCount: number): Promise<CatalogRe
   for (const engine of engines) engine.close();
   rows.db.close();
 
-  const rounded = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, roundFigures(f)])) as Record<string, Figures>;
+  const rounded = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, roundFigures(f)])) as Record<
+    string,
+    Figures
+  >;
   const ratios = Object.fromEntries(
     PEERS.map((peer) => [
       `ours/${peer}`,
       Object.fromEntries(FIGURES.map((f) => [f, ratio(figures.ours![f], figures[peer]![f])])),
     ]),
   ) as CatalogResult["ratios"];
-  return { tools, queries: queries.length, ours: rounded.ours!, minisearch: rounded.minisearch!, fts5: rounded.fts5!, ratios };
+  return {
+    tools,
+    queries: queries.length,
+    ours: rounded.ours!,
+    minisearch: rounded.minisearch!,
+    fts5: rounded.fts5!,
+    ratios,
+  };
 }
 
 function ratio(a: number | string | null | undefined, b: number | string | null | undefined): number | null {
@@ -93,11 +108,15 @@ function ratio(a: number | string | null | undefined, b: number | string | null 
 }
 
 function roundHttp(h: HttpFigures): HttpFigures {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, typeof v === "number" ? round(v, 3) : v])) as HttpFigures;
+  return Object.fromEntries(
+    Object.entries(h).map(([k, v]) => [k, typeof v === "number" ? round(v, 3) : v]),
+  ) as HttpFigures;
 }
 
 function roundFigures(f: Figures): Figures {
-  return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, typeof v === "number" ? round(v, k === "snapshot_bytes" ? 0 : 3) : v])) as Figures;
+  return Object.fromEntries(
+    Object.entries(f).map(([k, v]) => [k, typeof v === "number" ? round(v, k === "snapshot_bytes" ? 0 : 3) : v]),
+  ) as Figures;
 }
 
 function fmt(n: number | string | null | undefined): string {
@@ -112,7 +131,10 @@ function markdown(catalogs: Record<string, CatalogResult>, http: HttpFigures | n
   for (const [name, r] of Object.entries(catalogs)) {
     out.push(`**${name}** (${r.tools} tools, ${r.queries} queries)`, "");
     out.push("| figure | ours | MiniSearch | FTS5 | ours/MiniSearch | ours/FTS5 |", "|---|--:|--:|--:|--:|--:|");
-    for (const f of FIGURES) out.push(`| ${f} | ${fmt(r.ours[f])} | ${fmt(r.minisearch[f])} | ${fmt(r.fts5[f])} | ${fmt(r.ratios["ours/minisearch"][f])} | ${fmt(r.ratios["ours/fts5"][f])} |`);
+    for (const f of FIGURES)
+      out.push(
+        `| ${f} | ${fmt(r.ours[f])} | ${fmt(r.minisearch[f])} | ${fmt(r.fts5[f])} | ${fmt(r.ratios["ours/minisearch"][f])} | ${fmt(r.ratios["ours/fts5"][f])} |`,
+      );
     out.push("");
   }
   if (http) {
@@ -125,14 +147,27 @@ function markdown(catalogs: Record<string, CatalogResult>, http: HttpFigures | n
 
 function machine(): Record<string, string | number> {
   const cpu = cpus();
-  return { cpu: cpu[0]?.model ?? "unknown", cores: cpu.length, memory_gb: Math.round(totalmem() / 2 ** 30), loadavg_1m: round(loadavg()[0]!, 2)! };
+  return {
+    cpu: cpu[0]?.model ?? "unknown",
+    cores: cpu.length,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    loadavg_1m: round(loadavg()[0]!, 2)!,
+  };
 }
 
 function table(name: string, r: CatalogResult): string {
   const head = ["figure", "ours", "minisearch", "fts5", "ours/minisearch", "ours/fts5"];
-  const lines = FIGURES.map((f) => [f, fmt(r.ours[f]), fmt(r.minisearch[f]), fmt(r.fts5[f]), fmt(r.ratios["ours/minisearch"][f]), fmt(r.ratios["ours/fts5"][f])]);
+  const lines = FIGURES.map((f) => [
+    f,
+    fmt(r.ours[f]),
+    fmt(r.minisearch[f]),
+    fmt(r.fts5[f]),
+    fmt(r.ratios["ours/minisearch"][f]),
+    fmt(r.ratios["ours/fts5"][f]),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const row = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const row = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return [`${name}: ${r.tools} tools, ${r.queries} queries`, row(head), ...lines.map(row)].join("\n");
 }
 
@@ -140,14 +175,32 @@ function table(name: string, r: CatalogResult): string {
 function targets(results: Record<string, CatalogResult>, http: HttpFigures | null): string[] {
   const out: string[] = [];
   const c = results["synthetic-10k"];
-  const check = (label: string, ok: boolean | null, detail: string) => out.push(`${ok === null ? "n/a " : ok ? "PASS" : "FAIL"}  ${label}: ${detail}`);
+  const check = (label: string, ok: boolean | null, detail: string) =>
+    out.push(`${ok === null ? "n/a " : ok ? "PASS" : "FAIL"}  ${label}: ${detail}`);
   if (c) {
-    check("p99 <= MiniSearch p99", c.ours.p99_ms! <= c.minisearch.p99_ms!, `${fmt(c.ours.p99_ms)} vs ${fmt(c.minisearch.p99_ms)} ms`);
-    check("p99 <= 2x FTS5 p99", c.ours.p99_ms! <= 2 * c.fts5.p99_ms!, `${fmt(c.ours.p99_ms)} vs 2 x ${fmt(c.fts5.p99_ms)} ms`);
+    check(
+      "p99 <= MiniSearch p99",
+      c.ours.p99_ms! <= c.minisearch.p99_ms!,
+      `${fmt(c.ours.p99_ms)} vs ${fmt(c.minisearch.p99_ms)} ms`,
+    );
+    check(
+      "p99 <= 2x FTS5 p99",
+      c.ours.p99_ms! <= 2 * c.fts5.p99_ms!,
+      `${fmt(c.ours.p99_ms)} vs 2 x ${fmt(c.fts5.p99_ms)} ms`,
+    );
     check("index heap <= 25 MB", c.ours.heap_mb! <= 25, `${fmt(c.ours.heap_mb)} MB (Node, no pointer compression)`);
-    check("restore <= 0.3x rebuild", c.ours.restore_ms! <= 0.3 * c.ours.rebuild_ms!, `${fmt(c.ours.restore_ms)} vs 0.3 x ${fmt(c.ours.rebuild_ms)} ms`);
+    check(
+      "restore <= 0.3x rebuild",
+      c.ours.restore_ms! <= 0.3 * c.ours.rebuild_ms!,
+      `${fmt(c.ours.restore_ms)} vs 0.3 x ${fmt(c.ours.rebuild_ms)} ms`,
+    );
   }
-  if (http) check("HTTP search p50 <= 2x /healthz p50", http.search_p50_ms <= 2 * http.healthz_p50_ms, `${fmt(http.search_p50_ms)} vs 2 x ${fmt(http.healthz_p50_ms)} ms`);
+  if (http)
+    check(
+      "HTTP search p50 <= 2x /healthz p50",
+      http.search_p50_ms <= 2 * http.healthz_p50_ms,
+      `${fmt(http.search_p50_ms)} vs 2 x ${fmt(http.healthz_p50_ms)} ms`,
+    );
   return out;
 }
 
@@ -155,7 +208,8 @@ async function main(): Promise<void> {
   requireGc();
   const json = option("json") !== undefined;
   const names = (option("catalogs") ?? Object.keys(CATALOGS).join(",")).split(",").filter(Boolean);
-  for (const n of names) if (!CATALOGS[n]) throw new Error(`unknown catalog '${n}'; known: ${Object.keys(CATALOGS).join(", ")}`);
+  for (const n of names)
+    if (!CATALOGS[n]) throw new Error(`unknown catalog '${n}'; known: ${Object.keys(CATALOGS).join(", ")}`);
   const queryCount = Number(option("queries") ?? 1200);
   if (!(queryCount >= 1000)) throw new Error("--queries must be at least 1000");
 
@@ -168,7 +222,13 @@ async function main(): Promise<void> {
   const httpCatalog = option("http-catalog") || "real-5k";
   if (!CATALOGS[httpCatalog]) throw new Error(`unknown --http-catalog '${httpCatalog}'`);
   const http =
-    option("http") !== undefined ? await runHttpBench({ catalog: httpCatalog, tools: CATALOGS[httpCatalog]!, ...(port ? { port: Number(port) } : {}) }) : null;
+    option("http") !== undefined
+      ? await runHttpBench({
+          catalog: httpCatalog,
+          tools: CATALOGS[httpCatalog]!,
+          ...(port ? { port: Number(port) } : {}),
+        })
+      : null;
 
   console.log("");
   for (const [name, r] of Object.entries(catalogs)) console.log(`${table(name, r)}\n`);
@@ -181,8 +241,14 @@ async function main(): Promise<void> {
   if (checks.length) console.log(["targets", ...checks.map((c) => `  ${c}`)].join("\n"));
   const after = machine();
   if (option("markdown") !== undefined) console.log(`\n${markdown(catalogs, http)}`);
-  console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} catalogs${http ? " + http" : ""}); load average ${before.loadavg_1m} at start, ${after.loadavg_1m} at end`);
-  const run = { date: new Date().toISOString(), node: process.version, machine: { ...before, loadavg_1m_end: after.loadavg_1m } };
+  console.log(
+    `\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} catalogs${http ? " + http" : ""}); load average ${before.loadavg_1m} at start, ${after.loadavg_1m} at end`,
+  );
+  const run = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: { ...before, loadavg_1m_end: after.loadavg_1m },
+  };
   if (json) console.log(JSON.stringify({ ...run, catalogs, http: http ? roundHttp(http) : null }));
 }
 

@@ -15,11 +15,16 @@ const ALWAYS_LOADED_SERVERS = new Set(["filesystem"]);
 /** Replaces each demo server's tools with its file's; returns how many tools and servers. */
 export async function uploadDemoCatalog(tenant: TenantClient): Promise<{ tools: number; servers: number }> {
   let tools = 0;
-  const files = readdirSync(DEMO_CATALOG).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(DEMO_CATALOG)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   for (const file of files) {
     const server = basename(file, ".json");
     const list = JSON.parse(readFileSync(join(DEMO_CATALOG, file), "utf8")) as { tools: ToolInput[] };
-    await tenant.servers.replaceTools(server, { tools: list.tools, defer_tools: ALWAYS_LOADED_SERVERS.has(server) ? "never" : "auto" });
+    await tenant.servers.replaceTools(server, {
+      tools: list.tools,
+      defer_tools: ALWAYS_LOADED_SERVERS.has(server) ? "never" : "auto",
+    });
     tools += list.tools.length;
   }
   return { tools, servers: files.length };

@@ -46,7 +46,8 @@ const { values: args } = parseArgs({
 });
 
 const threshold = args.threshold !== undefined ? Number(args.threshold) : loadConfig({}).matchingThreshold;
-if (!Number.isFinite(threshold) || threshold < 0) throw new Error(`--threshold must be a number >= 0, got ${args.threshold}`);
+if (!Number.isFinite(threshold) || threshold < 0)
+  throw new Error(`--threshold must be a number >= 0, got ${args.threshold}`);
 const sweep = args.thresholds ? args.thresholds.split(",").map(Number) : SWEEP;
 const operatorToken = args.token ?? process.env.ADMIN_TOKEN;
 if (args.http && !operatorToken) throw new Error("--http needs the operator token: pass --token or set ADMIN_TOKEN");
@@ -84,13 +85,20 @@ function figures(run: Run, queries: EvalQuery[], at: number): Figures {
   return {
     ...summarize(lists.map((ids, i) => queryMetrics(ids, queries[i]!.groups))),
     strict: summarize(lists.map((ids, i) => queryMetrics(ids, queries[i]!.strict))),
-    noMatchIrrelevant: run.irrelevant.length ? run.irrelevant.filter((a) => cut(a, run.engine, at).length === 0).length / run.irrelevant.length : null,
+    noMatchIrrelevant: run.irrelevant.length
+      ? run.irrelevant.filter((a) => cut(a, run.engine, at).length === 0).length / run.irrelevant.length
+      : null,
     noMatchRelevant: lists.filter((ids) => ids.length === 0).length / Math.max(lists.length, 1),
     msPerQuery: run.ms / Math.max(total, 1),
   };
 }
 
-async function runQueries(engine: Engine, label: string, texts: string[], concurrency: number): Promise<{ answers: Ranked[]; ms: number }> {
+async function runQueries(
+  engine: Engine,
+  label: string,
+  texts: string[],
+  concurrency: number,
+): Promise<{ answers: Ranked[]; ms: number }> {
   const answers: Ranked[] = new Array(texts.length);
   const progress = new Progress(`${label}: ${engine.name}`, texts.length);
   let next = 0;
@@ -119,8 +127,18 @@ async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery
   const runs: Run[] = [];
   for (const engine of engines) {
     const concurrency = engine.name.includes("HTTP") ? HTTP_CONCURRENCY : 1;
-    const main = await runQueries(engine, set.name, queries.map((q) => clientQuery(q.query)), concurrency);
-    const none = await runQueries(engine, `${set.name} irrelevant`, irrelevant.map((q) => clientQuery(q)), concurrency);
+    const main = await runQueries(
+      engine,
+      set.name,
+      queries.map((q) => clientQuery(q.query)),
+      concurrency,
+    );
+    const none = await runQueries(
+      engine,
+      `${set.name} irrelevant`,
+      irrelevant.map((q) => clientQuery(q)),
+      concurrency,
+    );
     runs.push({ engine, answers: main.answers, irrelevant: none.answers, ms: main.ms + none.ms });
   }
   return { runs, queries };
@@ -133,13 +151,30 @@ const f3 = (n: number) => n.toFixed(3);
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => "| " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ") + " |";
-  return [line(header), "|" + widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|", ...rows.map(line)].join("\n");
+  const line = (cells: string[]) =>
+    "| " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ") + " |";
+  return [
+    line(header),
+    "|" + widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|",
+    ...rows.map(line),
+  ].join("\n");
 }
 
 function resultTable(results: { set: string; engine: string; f: Figures }[]): string {
   return table(
-    ["set", "engine", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "nDCG@10 strict", "no match: irrelevant %", "no match: relevant %", "ms/query"],
+    [
+      "set",
+      "engine",
+      "R@1",
+      "R@5",
+      "R@10",
+      "MRR@10",
+      "nDCG@10",
+      "nDCG@10 strict",
+      "no match: irrelevant %",
+      "no match: relevant %",
+      "ms/query",
+    ],
     results.map(({ set, engine, f }) => [
       set,
       engine,
@@ -161,7 +196,14 @@ function sweepTable(set: string, run: Run, queries: EvalQuery[]): string {
     [`${set} threshold`, "nDCG@10", "nDCG@10 strict", "R@5", "no match: relevant %", "no match: irrelevant %"],
     sweep.map((t) => {
       const f = figures(run, queries, t);
-      return [String(t) + (t === threshold ? " *" : ""), f3(f.ndcg10), f3(f.strict.ndcg10), f3(f.recall5), pct(f.noMatchRelevant), pct(f.noMatchIrrelevant)];
+      return [
+        String(t) + (t === threshold ? " *" : ""),
+        f3(f.ndcg10),
+        f3(f.strict.ndcg10),
+        f3(f.recall5),
+        pct(f.noMatchRelevant),
+        pct(f.noMatchIrrelevant),
+      ];
     }),
   );
 }
@@ -173,7 +215,9 @@ const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;
 for (const dir of dirs) {
   const set = loadSet(dir, args.irrelevant ? resolve(args.irrelevant) : undefined);
-  console.error(`${set.name}: ${set.tools.length} tools, ${set.queries.length} queries, ${set.irrelevant.length} irrelevant`);
+  console.error(
+    `${set.name}: ${set.tools.length} tools, ${set.queries.length} queries, ${set.irrelevant.length} irrelevant`,
+  );
   const { runs, queries } = await evaluate(set);
   for (const run of runs) {
     results.push({ set: set.name, engine: run.engine.name, f: figures(run, queries, threshold) });
@@ -187,10 +231,20 @@ for (const dir of dirs) {
   }
 }
 
-console.log(`\nThreshold ${threshold} (script)${httpThreshold !== null ? `, ${httpThreshold} (HTTP, the service's default)` : ""}; peers have no threshold.`);
+console.log(
+  `\nThreshold ${threshold} (script)${httpThreshold !== null ? `, ${httpThreshold} (HTTP, the service's default)` : ""}; peers have no threshold.`,
+);
 console.log("nDCG@10 counts gold_groups where a set has them; 'strict' counts only the first member of each group.");
 if (args.sample) console.log(`Sampled: at most ${args.sample} queries per file.`);
 console.log(resultTable(results));
 if (args.json) {
-  console.log(JSON.stringify({ threshold, httpThreshold, sample: args.sample ? Number(args.sample) : null, results, ...(args.sweep ? { sweeps } : {}) }));
+  console.log(
+    JSON.stringify({
+      threshold,
+      httpThreshold,
+      sample: args.sample ? Number(args.sample) : null,
+      results,
+      ...(args.sweep ? { sweeps } : {}),
+    }),
+  );
 }

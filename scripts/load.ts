@@ -31,7 +31,8 @@ const { values: flags } = parseArgs({
 
 function bounded(name: string, value: string | undefined, min: number, max: number): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max} (got ${value})`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new Error(`--${name} must be a number from ${min} to ${max} (got ${value})`);
   return n;
 }
 
@@ -43,9 +44,11 @@ const upsertShare = bounded("upsert-share", flags["upsert-share"], 0, 1);
 const seed = Math.floor(bounded("seed", flags.seed, 0, 2 ** 31));
 
 /** Budget 429s are part of the workload (a search one past the cap); nothing else but 2xx is. */
-const expected = (status: number, code: string | null) => (status >= 200 && status < 300) || (status === 429 && code === "search-budget-exhausted");
+const expected = (status: number, code: string | null) =>
+  (status >= 200 && status < 300) || (status === 429 && code === "search-budget-exhausted");
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 async function main(): Promise<void> {
   process.stderr.write(`starting wrangler dev on a loopback port...\n`);
@@ -56,7 +59,10 @@ async function main(): Promise<void> {
     const started = performance.now();
     const res = await fetch(`${worker.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -67,7 +73,8 @@ async function main(): Promise<void> {
     } catch {
       json = null;
     }
-    if (measuring && op !== "check") stats.add({ op, status: res.status, code: res.status >= 400 ? (json?.error ?? null) : null, ms });
+    if (measuring && op !== "check")
+      stats.add({ op, status: res.status, code: res.status >= 400 ? (json?.error ?? null) : null, ms });
     if (!measuring && res.status === 429 && json?.error === "rate-limited") {
       // Seeding and checking are not the load: wait as told and go on.
       await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 1) * 1000));
@@ -85,21 +92,34 @@ async function main(): Promise<void> {
     for (let t = 0; t < tenantCount; t++) {
       const id = `load-${t}`;
       const created = await api(op, "POST", "/v1/tenants", { id });
-      if (created.status !== 201) throw new Error(`creating tenant ${id}: ${created.status} ${JSON.stringify(created.json)}`);
+      if (created.status !== 201)
+        throw new Error(`creating tenant ${id}: ${created.status} ${JSON.stringify(created.json)}`);
       for (const server of catalog) {
-        const r = await api(op, "PUT", `/v1/tenants/${id}/servers/${server.server}/tools`, { tools: server.tools, defer_tools: server.defer_tools });
+        const r = await api(op, "PUT", `/v1/tenants/${id}/servers/${server.server}/tools`, {
+          tools: server.tools,
+          defer_tools: server.defer_tools,
+        });
         if (r.status !== 200) throw new Error(`seeding ${id}/${server.server}: ${r.status} ${JSON.stringify(r.json)}`);
       }
       const info = await api(op, "GET", `/v1/tenants/${id}/catalog`);
       const audit = await api(op, "GET", `/v1/tenants/${id}/audit?limit=500`);
       const ids = await listToolIds(api, op, id);
-      tenants.push({ id, seededRevision: info.json.revision, seededUpserts: audit.json.entries.filter((e: { action: string }) => e.action === "tools.upsert").length, toolIds: new Set(ids), queries });
+      tenants.push({
+        id,
+        seededRevision: info.json.revision,
+        seededUpserts: audit.json.entries.filter((e: { action: string }) => e.action === "tools.upsert").length,
+        toolIds: new Set(ids),
+        queries,
+      });
       process.stderr.write(`seeded tenant ${id}: ${ids.length} tools on ${catalog.length} servers\n`);
     }
     // One key per user: rate limits are per key, as they would be for separate agent backends.
     const keys: string[] = [];
     for (let u = 0; u < concurrency; u++) {
-      const r = await api(op, "POST", `/v1/tenants/${tenants[u % tenantCount]!.id}/keys`, { scopes: ["search", "write"], label: `load user ${u}` });
+      const r = await api(op, "POST", `/v1/tenants/${tenants[u % tenantCount]!.id}/keys`, {
+        scopes: ["search", "write"],
+        label: `load user ${u}`,
+      });
       if (r.status !== 201) throw new Error(`creating a key: ${r.status} ${JSON.stringify(r.json)}`);
       keys.push(r.json.key);
     }
@@ -109,15 +129,27 @@ async function main(): Promise<void> {
     const deadline = Date.now() + duration * 1000;
     measuring = true;
     stats.start();
-    const progress = setInterval(() => {
-      const unexpected = stats.samples.filter((s) => !expected(s.status, s.code)).length;
-      const line = `running ${stats.seconds().toFixed(0)}/${duration} s: ${fmt(stats.count)} requests (${fmt(stats.count / stats.seconds(), 1)}/s), unexpected ${unexpected}`;
-      process.stderr.write(process.stderr.isTTY ? `\r${line}   ` : `${line}\n`);
-    }, process.stderr.isTTY ? 1000 : 5000);
+    const progress = setInterval(
+      () => {
+        const unexpected = stats.samples.filter((s) => !expected(s.status, s.code)).length;
+        const line = `running ${stats.seconds().toFixed(0)}/${duration} s: ${fmt(stats.count)} requests (${fmt(stats.count / stats.seconds(), 1)}/s), unexpected ${unexpected}`;
+        process.stderr.write(process.stderr.isTTY ? `\r${line}   ` : `${line}\n`);
+      },
+      process.stderr.isTTY ? 1000 : 5000,
+    );
     const random = seeded(seed);
     await Promise.all(
       keys.map((key, u) =>
-        runUser({ api, tenant: tenants[u % tenantCount]!, key, user: u, deadline, observed, random: seeded(Math.floor(random() * 2 ** 31)), upsertShare }),
+        runUser({
+          api,
+          tenant: tenants[u % tenantCount]!,
+          key,
+          user: u,
+          deadline,
+          observed,
+          random: seeded(Math.floor(random() * 2 ** 31)),
+          upsertShare,
+        }),
       ),
     );
     measuring = false;
@@ -137,9 +169,19 @@ async function main(): Promise<void> {
       `requests      ${fmt(stats.count)} in ${seconds.toFixed(1)} s = ${fmt(stats.count / seconds, 1)} requests/s`,
       `latency       p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`,
       `by operation`,
-      ...stats.byOperation().map((o) => `  ${o.op.padEnd(16)} ${fmt(o.count).padStart(8)}   p50 ${o.p50.toFixed(1).padStart(6)} ms   p99 ${o.p99.toFixed(1).padStart(6)} ms`),
+      ...stats
+        .byOperation()
+        .map(
+          (o) =>
+            `  ${o.op.padEnd(16)} ${fmt(o.count).padStart(8)}   p50 ${o.p50.toFixed(1).padStart(6)} ms   p99 ${o.p99.toFixed(1).padStart(6)} ms`,
+        ),
       `statuses`,
-      ...stats.byStatus().map(([label, n]) => `  ${label.padEnd(34)} ${fmt(n).padStart(8)}${expected(Number(label.split(" ")[0]), label.split(" ")[1] ?? null) ? "" : "   UNEXPECTED"}`),
+      ...stats
+        .byStatus()
+        .map(
+          ([label, n]) =>
+            `  ${label.padEnd(34)} ${fmt(n).padStart(8)}${expected(Number(label.split(" ")[0]), label.split(" ")[1] ?? null) ? "" : "   UNEXPECTED"}`,
+        ),
       `unexpected    ${unexpected.length ? unexpected.map(([l, n]) => `${l}: ${n}`).join(", ") : "none (only 2xx and the expected search-budget-exhausted 429s)"}`,
       `consistency`,
       ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`),

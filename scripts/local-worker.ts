@@ -68,7 +68,12 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
       ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
       ...vars,
     ],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" }, detached: true },
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" },
+      detached: true,
+    },
   );
   let output = "";
   const keep = (chunk: Buffer) => {

@@ -28,15 +28,29 @@ function argValue(name: string): string | undefined {
 
 function devVarsToken(): string | undefined {
   if (!existsSync(DEV_VARS)) return undefined;
-  const line = readFileSync(DEV_VARS, "utf8").split("\n").find((l) => /^\s*ADMIN_TOKEN\s*=/.test(l));
-  return line?.split("=").slice(1).join("=").trim().replace(/^["']|["']$/g, "");
+  const line = readFileSync(DEV_VARS, "utf8")
+    .split("\n")
+    .find((l) => /^\s*ADMIN_TOKEN\s*=/.test(l));
+  return line
+    ?.split("=")
+    .slice(1)
+    .join("=")
+    .trim()
+    .replace(/^["']|["']$/g, "");
 }
 
 /** The operator token and where it came from; a generated one is saved so restarts keep it. */
 function operatorToken(): { token: string; source: string; wranglerArgs: string[] } {
-  const fromVar = args.map((a, i) => (a === "--var" ? args[i + 1] : a.startsWith("--var=") ? a.slice(6) : undefined)).find((v) => v?.startsWith("ADMIN_TOKEN:"));
+  const fromVar = args
+    .map((a, i) => (a === "--var" ? args[i + 1] : a.startsWith("--var=") ? a.slice(6) : undefined))
+    .find((v) => v?.startsWith("ADMIN_TOKEN:"));
   if (fromVar) return { token: fromVar.slice("ADMIN_TOKEN:".length), source: "--var", wranglerArgs: [] };
-  if (process.env.ADMIN_TOKEN) return { token: process.env.ADMIN_TOKEN, source: "ADMIN_TOKEN environment variable", wranglerArgs: ["--var", `ADMIN_TOKEN:${process.env.ADMIN_TOKEN}`] };
+  if (process.env.ADMIN_TOKEN)
+    return {
+      token: process.env.ADMIN_TOKEN,
+      source: "ADMIN_TOKEN environment variable",
+      wranglerArgs: ["--var", `ADMIN_TOKEN:${process.env.ADMIN_TOKEN}`],
+    };
   const saved = devVarsToken();
   if (saved) return { token: saved, source: ".dev.vars", wranglerArgs: [] };
   const token = `op_${randomBytes(24).toString("base64url")}`;
@@ -58,10 +72,19 @@ async function waitUntilUp(base: string, child: ReturnType<typeof spawn>): Promi
   throw new Error(`the worker did not answer on ${base} within 2 minutes`);
 }
 
-async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function api(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -74,8 +97,12 @@ async function demoKey(base: string, operator: string): Promise<string> {
     const key = readFileSync(DEMO_KEY_FILE, "utf8").trim();
     if ((await api(base, key, "GET", `/v1/tenants/${DEMO_TENANT}/catalog`)).status === 200) return key;
   }
-  const created = await api(base, operator, "POST", `/v1/tenants/${DEMO_TENANT}/keys`, { scopes: ["search", "write", "admin"], label: "npm start demo key" });
-  if (created.status !== 201) throw new Error(`creating the demo key failed: ${created.status} ${JSON.stringify(created.json)}`);
+  const created = await api(base, operator, "POST", `/v1/tenants/${DEMO_TENANT}/keys`, {
+    scopes: ["search", "write", "admin"],
+    label: "npm start demo key",
+  });
+  if (created.status !== 201)
+    throw new Error(`creating the demo key failed: ${created.status} ${JSON.stringify(created.json)}`);
   mkdirSync(join(root, ".wrangler"), { recursive: true });
   writeFileSync(DEMO_KEY_FILE, `${created.json.key}\n`);
   return created.json.key;
@@ -83,7 +110,8 @@ async function demoKey(base: string, operator: string): Promise<string> {
 
 async function seed(base: string, operator: string): Promise<{ key: string; tools: number; servers: number }> {
   const tenant = await api(base, operator, "POST", "/v1/tenants", { id: DEMO_TENANT });
-  if (tenant.status !== 201 && tenant.status !== 409) throw new Error(`creating the demo tenant failed: ${tenant.status} ${JSON.stringify(tenant.json)}`);
+  if (tenant.status !== 201 && tenant.status !== 409)
+    throw new Error(`creating the demo tenant failed: ${tenant.status} ${JSON.stringify(tenant.json)}`);
   const key = await demoKey(base, operator);
   const uploaded = await uploadDemoCatalog(new ToolSearchClient({ url: base, token: key }).tenant(DEMO_TENANT));
   return { key, ...uploaded };

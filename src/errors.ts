@@ -42,6 +42,10 @@ export function errorBody(error: ErrorCode, message: string, details: Record<str
 
 const LIMIT_NOTE = /\(limit ([a-z_]+) = (\d+)\)/;
 
-export function fail(error: ErrorCode, message: string, details: Record<string, unknown> = {}): { ok: false; error: ApiError } {
+export function fail(
+  error: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+): { ok: false; error: ApiError } {
   return { ok: false, error: errorBody(error, message, details) };
 }

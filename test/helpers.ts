@@ -61,7 +61,12 @@ export async function tenantWithKey(settings?: unknown): Promise<{ tenant: strin
   return { tenant, key: await createKey(tenant, ["search", "write", "admin"]) };
 }
 
-export function mcpTool(name: string, description: string, properties: Record<string, { type: string; description?: string }> = {}, extra: Record<string, unknown> = {}) {
+export function mcpTool(
+  name: string,
+  description: string,
+  properties: Record<string, { type: string; description?: string }> = {},
+  extra: Record<string, unknown> = {},
+) {
   return { name, description, inputSchema: { type: "object", properties }, ...extra };
 }
 

@@ -22,13 +22,20 @@ export interface Route {
 
 /** The documented routes with the scope each requires, read from /openapi.json. */
 export async function documentedRoutes(): Promise<Route[]> {
-  const doc = (await call("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { security?: { bearer?: string[] }[] }>> };
+  const doc = (await call("GET", "/openapi.json")).body as {
+    paths: Record<string, Record<string, { security?: { bearer?: string[] }[] }>>;
+  };
   const routes: Route[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const roles = (op.security ?? []).flatMap((s) => s.bearer ?? []);
       if (roles.length > 1) throw new Error(`${method} ${path} declares more than one scope`);
-      routes.push({ id: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, access: (roles[0] as Access | undefined) ?? "none" });
+      routes.push({
+        id: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        access: (roles[0] as Access | undefined) ?? "none",
+      });
     }
   }
   return routes.sort((a, b) => a.id.localeCompare(b.id));
@@ -40,7 +47,9 @@ const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs"]);
 /** Every API route the app serves (documented or not), in the same `METHOD /path/{param}` form. */
 export function servedRoutes(): string[] {
   const app = createApp(loadConfig(env));
-  const ids = app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
+  const ids = app.routes
+    .filter((r) => r.method !== "ALL")
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
   return [...new Set(ids)].filter((id) => !DOCUMENTATION.has(id)).sort();
 }
 
@@ -53,7 +62,10 @@ export interface Fixture {
 }
 
 export const FIXTURE_TOOLS = [
-  { server: "alpha", ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }) },
+  {
+    server: "alpha",
+    ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }),
+  },
   { server: "alpha", ...mcpTool("write_file", "Write text to a file", { path: { type: "string" } }) },
   { server: "beta", ...mcpTool("list_issues", "List issues in a repository", { repo: { type: "string" } }) },
   { server: "core", ...mcpTool("ask_user", "Ask the user a question", {}, { defer: "never" }) },
@@ -65,7 +77,10 @@ export async function fixture(): Promise<Fixture> {
   if (up.status !== 200) throw new Error(`fixture upsert: ${up.status} ${up.text}`);
   const session = "s1";
   await call("POST", `/v1/tenants/${tenant}/sessions`, { token: key, body: { session_id: session } });
-  await call("POST", `/v1/tenants/${tenant}/search`, { token: key, body: { query: "read file", max_results: 1, session_id: session } });
+  await call("POST", `/v1/tenants/${tenant}/search`, {
+    token: key,
+    body: { query: "read file", max_results: 1, session_id: session },
+  });
   return { tenant, key, session };
 }
 
@@ -90,7 +105,11 @@ const op = (f: Fixture, method: string, path: string, body?: unknown) =>
 export const EXAMPLES: Record<string, ExampleFn> = {
   "GET /healthz": () => ({ params: {}, ok: [200] }),
   "POST /v1/tenants": () => ({ params: {}, body: { id: uniqueTenant("new") }, ok: [201] }),
-  "POST /v1/tenants/{tenant}/keys": (f) => ({ params: { tenant: f.tenant }, body: { scopes: ["search"], label: "example" }, ok: [201] }),
+  "POST /v1/tenants/{tenant}/keys": (f) => ({
+    params: { tenant: f.tenant },
+    body: { scopes: ["search"], label: "example" },
+    ok: [201],
+  }),
   "GET /v1/tenants/{tenant}/keys": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
   "DELETE /v1/tenants/{tenant}/keys/{keyId}": async (f) => {
     // A long fuzz run leaves keys behind (mutated key ids revoke nothing): make room when the tenant is full.
@@ -104,10 +123,18 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     return { params: { tenant: f.tenant, keyId: created.body.id as string }, ok: [204] };
   },
   "GET /v1/tenants/{tenant}/settings": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
-  "PATCH /v1/tenants/{tenant}/settings": (f) => ({ params: { tenant: f.tenant }, body: { default_max_results: 6 }, ok: [200] }),
+  "PATCH /v1/tenants/{tenant}/settings": (f) => ({
+    params: { tenant: f.tenant },
+    body: { default_max_results: 6 },
+    ok: [200],
+  }),
   "GET /v1/tenants/{tenant}/audit": (f) => ({ params: { tenant: f.tenant }, query: { limit: "5" }, ok: [200] }),
   "GET /v1/tenants/{tenant}/synonyms": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
-  "PUT /v1/tenants/{tenant}/synonyms": (f) => ({ params: { tenant: f.tenant }, body: { synonyms: { repo: ["repository"], pr: ["pull request"] } }, ok: [200] }),
+  "PUT /v1/tenants/{tenant}/synonyms": (f) => ({
+    params: { tenant: f.tenant },
+    body: { synonyms: { repo: ["repository"], pr: ["pull request"] } },
+    ok: [200],
+  }),
   "POST /v1/tenants/{tenant}/tools": (f) => ({
     params: { tenant: f.tenant },
     body: { tools: [{ server: "gamma", ...mcpTool(fresh("tool_"), "Translate a document") }] },
@@ -123,35 +150,87 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     await op(f, "POST", "/tools", { tools: [{ server, ...mcpTool("doomed", "Removed soon") }] });
     return { params: { tenant: f.tenant, server }, ok: [200] };
   },
-  "GET /v1/tenants/{tenant}/tools": (f) => ({ params: { tenant: f.tenant }, query: { limit: "2", server: "alpha" }, ok: [200] }),
-  "GET /v1/tenants/{tenant}/tools/{tool_id}": (f) => ({ params: { tenant: f.tenant, tool_id: "alpha::read_file" }, query: { format: "anthropic" }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/tools": (f) => ({
+    params: { tenant: f.tenant },
+    query: { limit: "2", server: "alpha" },
+    ok: [200],
+  }),
+  "GET /v1/tenants/{tenant}/tools/{tool_id}": (f) => ({
+    params: { tenant: f.tenant, tool_id: "alpha::read_file" },
+    query: { format: "anthropic" },
+    ok: [200],
+  }),
   "DELETE /v1/tenants/{tenant}/tools/{tool_id}": async (f) => {
     const name = fresh("doomed_");
     await op(f, "POST", "/tools", { tools: [{ server: "tmp", ...mcpTool(name, "Removed soon") }] });
     return { params: { tenant: f.tenant, tool_id: `tmp::${name}` }, ok: [200] };
   },
   "GET /v1/tenants/{tenant}/catalog": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
-  "GET /v1/tenants/{tenant}/catalog/deferred": (f) => ({ params: { tenant: f.tenant }, query: { limit: "3" }, ok: [200] }),
-  "POST /v1/tenants/{tenant}/plan": (f) => ({ params: { tenant: f.tenant }, body: { context_window: 200_000 }, ok: [200] }),
-  "POST /v1/tenants/{tenant}/tool-results": (f) => ({ params: { tenant: f.tenant }, body: { content: [{ type: "text", text: "done" }] }, ok: [200] }),
-  "POST /v1/tenants/{tenant}/search": (f) => ({ params: { tenant: f.tenant }, body: { query: "read a file", max_results: 2 }, ok: [200] }),
-  "POST /v1/tenants/{tenant}/sessions": (f) => ({ params: { tenant: f.tenant }, body: { session_id: fresh("chat-"), budget_cap: 2 }, ok: [201] }),
-  "GET /v1/tenants/{tenant}/sessions/{session_id}": (f) => ({ params: { tenant: f.tenant, session_id: f.session }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/catalog/deferred": (f) => ({
+    params: { tenant: f.tenant },
+    query: { limit: "3" },
+    ok: [200],
+  }),
+  "POST /v1/tenants/{tenant}/plan": (f) => ({
+    params: { tenant: f.tenant },
+    body: { context_window: 200_000 },
+    ok: [200],
+  }),
+  "POST /v1/tenants/{tenant}/tool-results": (f) => ({
+    params: { tenant: f.tenant },
+    body: { content: [{ type: "text", text: "done" }] },
+    ok: [200],
+  }),
+  "POST /v1/tenants/{tenant}/search": (f) => ({
+    params: { tenant: f.tenant },
+    body: { query: "read a file", max_results: 2 },
+    ok: [200],
+  }),
+  "POST /v1/tenants/{tenant}/sessions": (f) => ({
+    params: { tenant: f.tenant },
+    body: { session_id: fresh("chat-"), budget_cap: 2 },
+    ok: [201],
+  }),
+  "GET /v1/tenants/{tenant}/sessions/{session_id}": (f) => ({
+    params: { tenant: f.tenant, session_id: f.session },
+    ok: [200],
+  }),
   "DELETE /v1/tenants/{tenant}/sessions/{session_id}": async (f) => {
     const id = fresh("end-");
     await op(f, "POST", "/sessions", { session_id: id });
     return { params: { tenant: f.tenant, session_id: id }, ok: [204] };
   },
-  "POST /v1/tenants/{tenant}/sessions/{session_id}/turns": (f) => ({ params: { tenant: f.tenant, session_id: f.session }, body: {}, ok: [200] }),
-  "GET /v1/tenants/{tenant}/sessions/{session_id}/tools": (f) => ({ params: { tenant: f.tenant, session_id: f.session }, query: { format: "openai" }, ok: [200] }),
+  "POST /v1/tenants/{tenant}/sessions/{session_id}/turns": (f) => ({
+    params: { tenant: f.tenant, session_id: f.session },
+    body: {},
+    ok: [200],
+  }),
+  "GET /v1/tenants/{tenant}/sessions/{session_id}/tools": (f) => ({
+    params: { tenant: f.tenant, session_id: f.session },
+    query: { format: "openai" },
+    ok: [200],
+  }),
   "PUT /v1/tenants/{tenant}/sessions/{session_id}/tools": (f) => ({
     params: { tenant: f.tenant, session_id: f.session },
     body: { tools: [mcpTool("pick_color", "Let the user pick a color")] },
     ok: [200],
   }),
-  "POST /v1/tenants/{tenant}/sessions/{session_id}/resolve": (f) => ({ params: { tenant: f.tenant, session_id: f.session }, body: { name: "core__ask_user" }, ok: [200] }),
-  "GET /v1/tenants/{tenant}/catalog/export": (f) => ({ params: { tenant: f.tenant }, query: { format: "anthropic", limit: "3" }, ok: [200] }),
-  "POST /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, body: MCP_INITIALIZE, ok: [200] }),
+  "POST /v1/tenants/{tenant}/sessions/{session_id}/resolve": (f) => ({
+    params: { tenant: f.tenant, session_id: f.session },
+    body: { name: "core__ask_user" },
+    ok: [200],
+  }),
+  "GET /v1/tenants/{tenant}/catalog/export": (f) => ({
+    params: { tenant: f.tenant },
+    query: { format: "anthropic", limit: "3" },
+    ok: [200],
+  }),
+  "POST /v1/tenants/{tenant}/mcp": (f) => ({
+    params: { tenant: f.tenant },
+    headers: MCP_HEADERS,
+    body: MCP_INITIALIZE,
+    ok: [200],
+  }),
   "DELETE /v1/tenants/{tenant}/mcp": async (f) => {
     const id = fresh("mcp-");
     await op(f, "POST", "/sessions", { session_id: id });
@@ -162,10 +241,19 @@ export const EXAMPLES: Record<string, ExampleFn> = {
 };
 
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
-const MCP_INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } };
+const MCP_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+};
 
 /** Fills a path template: each `{param}` from `params`, percent-encoded unless `raw` says otherwise. */
-export function fillPath(template: string, params: Record<string, string>, raw: ReadonlySet<string> = new Set()): string {
+export function fillPath(
+  template: string,
+  params: Record<string, string>,
+  raw: ReadonlySet<string> = new Set(),
+): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name] ?? "";
     if (raw.has(name)) return value;
@@ -198,7 +286,9 @@ export async function send(req: RawRequest): Promise<RawReply> {
   const headers: Record<string, string> = { ...req.headers };
   if (req.token) headers.authorization = `Bearer ${req.token}`;
   if (req.contentType !== undefined) headers["content-type"] = req.contentType;
-  const res = await exports.default.fetch(new Request(`http://tool-search.test${req.path}`, { method: req.method, headers, body: req.body ?? null }));
+  const res = await exports.default.fetch(
+    new Request(`http://tool-search.test${req.path}`, { method: req.method, headers, body: req.body ?? null }),
+  );
   const text = await res.text();
   let body: unknown;
   try {
@@ -231,7 +321,8 @@ export async function stateFingerprint(tenant: string): Promise<string> {
   const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
   return runInDurableObject(stub, (_o, state) => {
     const sql = state.storage.sql;
-    const has = (table: string) => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0;
+    const has = (table: string) =>
+      sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0;
     const rows = (query: string) => sql.exec(query).toArray();
     return JSON.stringify({
       meta: rows(`SELECT key, value FROM meta WHERE key IN ('tenant_id', 'settings', 'revision') ORDER BY key`),

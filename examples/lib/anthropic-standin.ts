@@ -23,7 +23,12 @@ export interface AnthropicTool {
 export type TextBlock = { type: "text"; text: string };
 export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 export type ToolReferenceBlock = { type: "tool_reference"; tool_name: string };
-export type ToolResultBlock = { type: "tool_result"; tool_use_id: string; content: string | (TextBlock | ToolReferenceBlock)[]; is_error?: boolean };
+export type ToolResultBlock = {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | (TextBlock | ToolReferenceBlock)[];
+  is_error?: boolean;
+};
 export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
 
 export interface Message {
@@ -57,7 +62,12 @@ export interface ModelView {
 export type ModelStep = (view: ModelView) => (TextBlock | ToolUseBlock)[];
 
 let ids = 0;
-export const toolUse = (name: string, input: Record<string, unknown>): ToolUseBlock => ({ type: "tool_use", id: `toolu_${String(++ids).padStart(4, "0")}`, name, input });
+export const toolUse = (name: string, input: Record<string, unknown>): ToolUseBlock => ({
+  type: "tool_use",
+  id: `toolu_${String(++ids).padStart(4, "0")}`,
+  name,
+  input,
+});
 export const text = (value: string): TextBlock => ({ type: "text", text: value });
 
 /** The tool names a tool_result references. */
@@ -84,18 +94,25 @@ export class ScriptedMessagesApi {
   async create(request: MessagesRequest): Promise<MessagesResponse> {
     const byName = new Map(request.tools.map((t) => [t.name, t]));
     if (byName.size !== request.tools.length) throw new Error("invalid_request_error: tool names must be unique");
-    if (request.tools.every((t) => t.defer_loading)) throw new Error("invalid_request_error: at least one tool must not be deferred");
+    if (request.tools.every((t) => t.defer_loading))
+      throw new Error("invalid_request_error: at least one tool must not be deferred");
 
     const loaded = new Set(request.tools.filter((t) => !t.defer_loading).map((t) => t.name));
     request.messages.forEach((message, i) => {
       for (const block of blocks(message)) {
         if (block.type === "tool_use") {
-          const answered = request.messages[i + 1] && blocks(request.messages[i + 1]!).some((b) => b.type === "tool_result" && b.tool_use_id === block.id);
-          if (!answered) throw new Error(`invalid_request_error: tool_use ${block.id} has no tool_result in the next message`);
+          const answered =
+            request.messages[i + 1] &&
+            blocks(request.messages[i + 1]!).some((b) => b.type === "tool_result" && b.tool_use_id === block.id);
+          if (!answered)
+            throw new Error(`invalid_request_error: tool_use ${block.id} has no tool_result in the next message`);
         }
         if (block.type !== "tool_result") continue;
         for (const name of references(block)) {
-          if (!byName.get(name)?.defer_loading) throw new Error(`invalid_request_error: tool_reference '${name}' names no tool sent with defer_loading: true`);
+          if (!byName.get(name)?.defer_loading)
+            throw new Error(
+              `invalid_request_error: tool_reference '${name}' names no tool sent with defer_loading: true`,
+            );
           loaded.add(name);
         }
       }
@@ -104,13 +121,21 @@ export class ScriptedMessagesApi {
     const step = this.steps.shift();
     if (!step) throw new Error("script error: the model was asked for more steps than the script has");
     const last = request.messages.at(-1);
-    const results = last?.role === "user" ? blocks(last).filter((b): b is ToolResultBlock => b.type === "tool_result") : [];
+    const results =
+      last?.role === "user" ? blocks(last).filter((b): b is ToolResultBlock => b.type === "tool_result") : [];
     const content = step({ loaded, results });
     for (const block of content) {
       if (block.type !== "tool_use") continue;
-      if (!loaded.has(block.name)) throw new Error(`script error: the model called '${block.name}', which is not loaded`);
+      if (!loaded.has(block.name))
+        throw new Error(`script error: the model called '${block.name}', which is not loaded`);
       checkArguments(block.name, byName.get(block.name)!.input_schema, block.input);
     }
-    return { id: `msg_${++ids}`, type: "message", role: "assistant", content, stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn" };
+    return {
+      id: `msg_${++ids}`,
+      type: "message",
+      role: "assistant",
+      content,
+      stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+    };
   }
 }

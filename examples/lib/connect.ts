@@ -15,9 +15,17 @@ export interface ExampleTarget {
 const DEMO_KEY_FILE = fileURLToPath(new URL("../../.wrangler/demo-key", import.meta.url));
 
 export function targetFromEnv(): ExampleTarget {
-  const key = process.env.TOOL_SEARCH_KEY ?? (existsSync(DEMO_KEY_FILE) ? readFileSync(DEMO_KEY_FILE, "utf8").trim() : undefined);
-  if (!key) throw new Error("No API key: run `npm start` first (it saves the demo key in .wrangler/demo-key), or set TOOL_SEARCH_KEY.");
-  return { url: process.env.TOOL_SEARCH_URL ?? "http://localhost:8787", key, tenant: process.env.TOOL_SEARCH_TENANT ?? "demo" };
+  const key =
+    process.env.TOOL_SEARCH_KEY ?? (existsSync(DEMO_KEY_FILE) ? readFileSync(DEMO_KEY_FILE, "utf8").trim() : undefined);
+  if (!key)
+    throw new Error(
+      "No API key: run `npm start` first (it saves the demo key in .wrangler/demo-key), or set TOOL_SEARCH_KEY.",
+    );
+  return {
+    url: process.env.TOOL_SEARCH_URL ?? "http://localhost:8787",
+    key,
+    tenant: process.env.TOOL_SEARCH_TENANT ?? "demo",
+  };
 }
 
 /** Whether this module is the script Node was started with (so an example runs when executed, not when imported). */

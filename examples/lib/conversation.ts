@@ -18,7 +18,9 @@ export async function planAndOpenSession(api: TenantClient, log: Log, contextWin
   heading(log, "1. session");
   const created = await api.sessions.create({ session_id: `${sessionPrefix}-${Date.now().toString(36)}` });
   const session = api.session(created.session_id);
-  log(`  ${created.session_id}: turn ${created.turn}, ${created.budget.cap} searches per turn, always loaded: ${created.always_loaded.length} tools`);
+  log(
+    `  ${created.session_id}: turn ${created.turn}, ${created.budget.cap} searches per turn, always loaded: ${created.always_loaded.length} tools`,
+  );
   return { created, session };
 }
 
@@ -29,8 +31,16 @@ export type AgentTurn = (turn: number, userText: string) => Promise<void>;
  * The conversation both examples play: two user messages, each starting a turn. Afterwards the
  * model's script must be used up (a step left over means the harness skipped one) and the session ends.
  */
-export async function playConversation(session: SessionClient, model: { remainingSteps: number }, agentTurn: AgentTurn, log: Log): Promise<void> {
-  await agentTurn(1, "Put a 30-minute design review with dana@example.com on my calendar for Friday at 10:00, and book us a room.");
+export async function playConversation(
+  session: SessionClient,
+  model: { remainingSteps: number },
+  agentTurn: AgentTurn,
+  log: Log,
+): Promise<void> {
+  await agentTurn(
+    1,
+    "Put a 30-minute design review with dana@example.com on my calendar for Friday at 10:00, and book us a room.",
+  );
 
   // The user's next message starts the next turn: the search budget starts again, activated tools stay.
   const next = await session.startTurn({ turn: 2 });
@@ -66,7 +76,9 @@ export async function resolveAndRun(
     const resolved = await session.resolve({ name: call.name });
     const result = await api.convertToolResult(runOnMcpServer(resolved.tool_id!, call.args));
     calls.push({ turn, name: call.name, toolId: resolved.tool_id!, result: result.textResultForLlm });
-    log(`    resolve: ${resolved.tool_id} (${resolved.source}) -> run on server '${resolved.tool_id!.split("::")[0]}': ${brief(result.textResultForLlm, 100)}`);
+    log(
+      `    resolve: ${resolved.tool_id} (${resolved.source}) -> run on server '${resolved.tool_id!.split("::")[0]}': ${brief(result.textResultForLlm, 100)}`,
+    );
     return { text: result.textResultForLlm, isError: result.resultType === "failure" };
   } catch (e) {
     if (!(e instanceof ToolSearchError) || e.code !== "tool-not-active") throw e;

@@ -9,7 +9,12 @@ type Handler = (args: Record<string, unknown>) => CallToolResult;
 
 const HANDLERS: Record<string, Handler> = {
   "calendar::calendar.events.create": (args) => ({
-    content: [{ type: "text", text: `Created event evt_1042 "${args.summary}" from ${args.start} to ${args.end} with ${(args.attendees as string[] | undefined)?.join(", ") ?? "no attendees"}.` }],
+    content: [
+      {
+        type: "text",
+        text: `Created event evt_1042 "${args.summary}" from ${args.start} to ${args.end} with ${(args.attendees as string[] | undefined)?.join(", ") ?? "no attendees"}.`,
+      },
+    ],
   }),
   "email::sendEmail": (args) => ({
     content: [{ type: "text", text: `Sent message msg_77 "${args.subject}" to ${(args.to as string[]).join(", ")}.` }],
@@ -18,5 +23,7 @@ const HANDLERS: Record<string, Handler> = {
 
 export function runOnMcpServer(toolId: string, args: Record<string, unknown>): CallToolResult {
   const handler = HANDLERS[toolId];
-  return handler ? handler(args) : { content: [{ type: "text", text: `The stand-in server has no handler for ${toolId}.` }], isError: true };
+  return handler
+    ? handler(args)
+    : { content: [{ type: "text", text: `The stand-in server has no handler for ${toolId}.` }], isError: true };
 }

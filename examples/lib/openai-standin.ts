@@ -33,10 +33,32 @@ export interface ToolSearchTool {
 }
 export type Tool = FunctionTool | NamespaceTool | ToolSearchTool;
 
-export type MessageItem = { type: "message"; role: "user" | "assistant" | "developer"; content: string | { type: "output_text"; text: string }[] };
-export type ToolSearchCallItem = { type: "tool_search_call"; call_id: string; execution: "client"; status: "completed"; arguments: Record<string, unknown> };
-export type ToolSearchOutputItem = { type: "tool_search_output"; call_id: string; execution: "client"; status: "completed"; tools: Tool[] };
-export type FunctionCallItem = { type: "function_call"; call_id: string; name: string; namespace?: string; arguments: string };
+export type MessageItem = {
+  type: "message";
+  role: "user" | "assistant" | "developer";
+  content: string | { type: "output_text"; text: string }[];
+};
+export type ToolSearchCallItem = {
+  type: "tool_search_call";
+  call_id: string;
+  execution: "client";
+  status: "completed";
+  arguments: Record<string, unknown>;
+};
+export type ToolSearchOutputItem = {
+  type: "tool_search_output";
+  call_id: string;
+  execution: "client";
+  status: "completed";
+  tools: Tool[];
+};
+export type FunctionCallItem = {
+  type: "function_call";
+  call_id: string;
+  name: string;
+  namespace?: string;
+  arguments: string;
+};
 export type FunctionCallOutputItem = { type: "function_call_output"; call_id: string; output: string };
 export type Item = MessageItem | ToolSearchCallItem | ToolSearchOutputItem | FunctionCallItem | FunctionCallOutputItem;
 
@@ -80,12 +102,18 @@ export const functionCall = (namespace: string, name: string, args: Record<strin
   name,
   arguments: JSON.stringify(args),
 });
-export const say = (text: string): MessageItem => ({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+export const say = (text: string): MessageItem => ({
+  type: "message",
+  role: "assistant",
+  content: [{ type: "output_text", text }],
+});
 
 /** The `namespace.name`s a tool_search_output loads. */
 export function loadedBy(output: ToolSearchOutputItem | undefined): string[] {
   if (!output) return [];
-  return output.tools.flatMap((t) => (t.type === "namespace" ? t.tools.map((f) => `${t.name}.${f.name}`) : t.type === "function" ? [t.name] : []));
+  return output.tools.flatMap((t) =>
+    t.type === "namespace" ? t.tools.map((f) => `${t.name}.${f.name}`) : t.type === "function" ? [t.name] : [],
+  );
 }
 
 const CALLS: Record<string, string> = { tool_search_call: "tool_search_output", function_call: "function_call_output" };
@@ -103,7 +131,8 @@ export class ScriptedResponsesApi {
 
   async create(request: ResponsesRequest): Promise<ResponsesResponse> {
     const searches = request.tools.filter((t) => t.type === "tool_search");
-    if (searches.length !== 1 || searches[0]!.execution !== "client") throw new Error("script setup: expected one tool_search tool with execution: client");
+    if (searches.length !== 1 || searches[0]!.execution !== "client")
+      throw new Error("script setup: expected one tool_search tool with execution: client");
     const functions = new Map<string, FunctionTool>();
     const loaded = new Set<string>();
     const add = (key: string, f: FunctionTool, load: boolean) => {
@@ -116,11 +145,25 @@ export class ScriptedResponsesApi {
     }
     request.input.forEach((item, i) => {
       const answer = CALLS[item.type];
-      if (answer && !request.input.slice(i + 1).some((later) => later.type === answer && "call_id" in later && later.call_id === (item as { call_id: string }).call_id)) {
-        throw new Error(`invalid_request_error: ${item.type} ${(item as { call_id: string }).call_id} has no ${answer}`);
+      if (
+        answer &&
+        !request.input
+          .slice(i + 1)
+          .some(
+            (later) =>
+              later.type === answer && "call_id" in later && later.call_id === (item as { call_id: string }).call_id,
+          )
+      ) {
+        throw new Error(
+          `invalid_request_error: ${item.type} ${(item as { call_id: string }).call_id} has no ${answer}`,
+        );
       }
       if (item.type === "tool_search_output") {
-        if (!request.input.slice(0, i).some((earlier) => earlier.type === "tool_search_call" && earlier.call_id === item.call_id)) {
+        if (
+          !request.input
+            .slice(0, i)
+            .some((earlier) => earlier.type === "tool_search_call" && earlier.call_id === item.call_id)
+        ) {
           throw new Error(`invalid_request_error: tool_search_output for unknown call_id ${item.call_id}`);
         }
         for (const tool of item.tools) {
@@ -132,7 +175,12 @@ export class ScriptedResponsesApi {
 
     const step = this.steps.shift();
     if (!step) throw new Error("script error: the model was asked for more steps than the script has");
-    const lastOwn = request.input.findLastIndex((item) => item.type === "tool_search_call" || item.type === "function_call" || (item.type === "message" && item.role === "assistant"));
+    const lastOwn = request.input.findLastIndex(
+      (item) =>
+        item.type === "tool_search_call" ||
+        item.type === "function_call" ||
+        (item.type === "message" && item.role === "assistant"),
+    );
     const output = step({ loaded, since: request.input.slice(lastOwn + 1) });
     for (const item of output) {
       if (item.type !== "function_call") continue;

@@ -31,7 +31,12 @@ export function realCatalog(): BenchTool[] {
       let name = base;
       for (let n = 2; seen.has(modelName({ server, name })); n++) name = `${base}_${n}`;
       seen.add(modelName({ server, name }));
-      out.push({ server, name, description: t.description, inputSchema: t.inputSchema ?? { type: "object", properties: {} } });
+      out.push({
+        server,
+        name,
+        description: t.description,
+        inputSchema: t.inputSchema ?? { type: "object", properties: {} },
+      });
     }
   }
   return out;
@@ -43,7 +48,9 @@ export function syntheticCatalogOf(tools: number): BenchTool[] {
 
 /** The benchmark questions of bfcl and toolbench, in file order. */
 export function benchmarkQueries(): string[] {
-  return ["bfcl", "toolbench"].flatMap((set) => readJsonl<{ query: string }>(`${EVAL_DIR}/${set}/queries.jsonl`).map((q) => q.query));
+  return ["bfcl", "toolbench"].flatMap((set) =>
+    readJsonl<{ query: string }>(`${EVAL_DIR}/${set}/queries.jsonl`).map((q) => q.query),
+  );
 }
 
 /**
@@ -51,7 +58,12 @@ export function benchmarkQueries(): string[] {
  * 1-3 words drawn Zipf-wise from the catalog's own words ranked by document frequency, so the
  * most common words ("get", "list", "data") are the most frequent query words, as in real use.
  */
-export function queryMix(tools: readonly BenchTool[], count: number, split: (text: string) => string[], seed = 7): string[] {
+export function queryMix(
+  tools: readonly BenchTool[],
+  count: number,
+  split: (text: string) => string[],
+  seed = 7,
+): string[] {
   const rand = seeded(seed);
   const questions = benchmarkQueries();
   const half = Math.floor(count / 2);
@@ -64,5 +76,8 @@ export function queryMix(tools: readonly BenchTool[], count: number, split: (tex
     out.push(Array.from({ length: n }, () => vocabulary[draw(rand)]!).join(" "));
   }
   // Interleave so that a slow stretch of one kind does not sit in one part of the run.
-  return out.map((q, i) => ({ q, k: seeded(seed + i)() })).sort((a, b) => a.k - b.k).map((x) => x.q);
+  return out
+    .map((q, i) => ({ q, k: seeded(seed + i)() }))
+    .sort((a, b) => a.k - b.k)
+    .map((x) => x.q);
 }

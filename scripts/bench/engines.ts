@@ -18,7 +18,13 @@ import { CatalogRepo } from "../../src/durable/catalog-repo.ts";
 import { IndexCache, searchable } from "../../src/durable/index-cache.ts";
 import { Meta } from "../../src/durable/meta.ts";
 import { migrate } from "../../src/durable/schema.ts";
-import { FIELDS, toSearchDocument, type Field, type SearchableTool, type SearchDocument } from "../../src/search/document.ts";
+import {
+  FIELDS,
+  toSearchDocument,
+  type Field,
+  type SearchableTool,
+  type SearchDocument,
+} from "../../src/search/document.ts";
 import { DEFAULT_BM25F } from "../../src/search/ranker.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
@@ -68,7 +74,15 @@ export class TenantRows {
     migrate(t.sql);
     const rows = await Promise.all(
       tools.map((tool) =>
-        toRow({ ...tool, title: null, outputSchema: null, annotations: null, keywords: [], defer: null, inputSchema: tool.inputSchema as ToolRow["inputSchema"] }),
+        toRow({
+          ...tool,
+          title: null,
+          outputSchema: null,
+          annotations: null,
+          keywords: [],
+          defer: null,
+          inputSchema: tool.inputSchema as ToolRow["inputSchema"],
+        }),
       ),
     );
     t.db.exec("BEGIN");
@@ -102,8 +116,12 @@ export function warmUp(t: TenantRows, tools = 1_000): void {
   ms.addAll(docs);
   MiniSearch.loadJSON<SearchDocument>(JSON.stringify(ms), miniSearchOptions()).search(FIRST_QUERY);
   const db = new DatabaseSync(":memory:");
-  db.exec(`CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FIELDS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`);
-  const insert = db.prepare(`INSERT INTO tools (id, ${FIELDS.join(", ")}) VALUES (?, ${FIELDS.map(() => "?").join(", ")})`);
+  db.exec(
+    `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FIELDS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`,
+  );
+  const insert = db.prepare(
+    `INSERT INTO tools (id, ${FIELDS.join(", ")}) VALUES (?, ${FIELDS.map(() => "?").join(", ")})`,
+  );
   for (const doc of docs) insert.run(doc.id, ...FIELDS.map((f) => analyze(doc[f]).join(" ")));
   db.close();
 }
@@ -127,7 +145,8 @@ export class Ours implements Engine {
       cache.get().search(FIRST_QUERY, { limit: LIMIT, threshold: THRESHOLD });
       return cache;
     });
-    if (restored.value.lastLoad?.source !== "snapshot") throw new Error(`expected a restore, got ${JSON.stringify(restored.value.lastLoad)}`);
+    if (restored.value.lastLoad?.source !== "snapshot")
+      throw new Error(`expected a restore, got ${JSON.stringify(restored.value.lastLoad)}`);
     this.cache = restored.value;
     return {
       build_ms: build.ms,
@@ -256,8 +275,12 @@ export class Fts5Engine implements Engine {
   private build(path: string, docs: Iterable<SearchDocument>): DatabaseSync {
     rmSync(path, { force: true });
     const db = new DatabaseSync(path);
-    db.exec(`CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FTS_COLUMNS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`);
-    const insert = db.prepare(`INSERT INTO tools (id, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`);
+    db.exec(
+      `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FTS_COLUMNS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`,
+    );
+    const insert = db.prepare(
+      `INSERT INTO tools (id, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`,
+    );
     db.exec("BEGIN");
     for (const doc of docs) insert.run(doc.id, ...FTS_COLUMNS.map((f) => analyze(doc[f]).join(" ")));
     db.exec("COMMIT");
@@ -282,9 +305,12 @@ export class Fts5Engine implements Engine {
     built.value.close();
     const bytes = statSync(path).size;
     const rebuild = time(() => {
-      const db = this.build(join(this.dir, "rebuild.sqlite"), (function* (repo) {
-        for (const row of repo.allTools()) yield toSearchDocument(searchable(row));
-      })(this.t.repo));
+      const db = this.build(
+        join(this.dir, "rebuild.sqlite"),
+        (function* (repo) {
+          for (const row of repo.allTools()) yield toSearchDocument(searchable(row));
+        })(this.t.repo),
+      );
       this.run(this.prepareQuery(db), FIRST_QUERY);
       return db;
     });

@@ -44,7 +44,8 @@ interface Options {
 }
 
 export async function runHttpBench(options: Options): Promise<HttpFigures> {
-  if (options.port && (await answers(options.port))) throw new Error(`port ${options.port} is already in use: stop what runs there or pick another --port`);
+  if (options.port && (await answers(options.port)))
+    throw new Error(`port ${options.port} is already in use: stop what runs there or pick another --port`);
   log(`\n[http] starting wrangler dev${options.port ? ` on port ${options.port}` : ""}, catalog ${options.catalog}`);
   let worker: LocalWorker = await startLocalWorker(options.port ? { port: options.port } : {});
   const { adminToken, persistTo } = worker;
@@ -52,7 +53,9 @@ export async function runHttpBench(options: Options): Promise<HttpFigures> {
   try {
     const tenant = `bench-${Date.now().toString(36)}`;
     await expectStatus(post(base, "/v1/tenants", adminToken, { id: tenant }), 201);
-    const created = (await (await expectStatus(post(base, `/v1/tenants/${tenant}/keys`, adminToken, { scopes: ["search", "write"] }), 201)).json()) as { key: string };
+    const created = (await (
+      await expectStatus(post(base, `/v1/tenants/${tenant}/keys`, adminToken, { scopes: ["search", "write"] }), 201)
+    ).json()) as { key: string };
     const key = created.key;
 
     const tools = options.tools();
@@ -109,7 +112,9 @@ export async function runHttpBench(options: Options): Promise<HttpFigures> {
     await drain(search("list open issues"));
     const loaded = await inspector.heap();
     inspector.close();
-    const catalog = (await (await fetch(`${base}/v1/tenants/${tenant}/catalog`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    const catalog = (await (
+      await fetch(`${base}/v1/tenants/${tenant}/catalog`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as {
       index?: { source?: string; ms?: number };
     };
 

@@ -23,14 +23,17 @@ export class Inspector {
     ws.addEventListener("message", (event: MessageEvent) => {
       const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, number> };
       const done = message.id === undefined ? undefined : this.pending.get(message.id);
-      if (done) (this.pending.delete(message.id!), done(message.result ?? {}));
+      if (done) this.pending.delete(message.id!), done(message.result ?? {});
     });
   }
 
   static async connect(port: number): Promise<Inspector> {
     const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
     // The inspector proxy accepts local origins only; Node's WebSocket takes headers as an extension.
-    const WebSocketWithHeaders = WebSocket as unknown as new (url: string, init: { headers: Record<string, string> }) => WebSocket;
+    const WebSocketWithHeaders = WebSocket as unknown as new (
+      url: string,
+      init: { headers: Record<string, string> },
+    ) => WebSocket;
     const ws = new WebSocketWithHeaders(targets[0]!.webSocketDebuggerUrl, { headers: { origin: "http://127.0.0.1" } });
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener("open", () => resolve());
@@ -44,7 +47,10 @@ export class Inspector {
   private send(method: string): Promise<Record<string, number>> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => (this.pending.delete(id), reject(new Error(`inspector: no answer to ${method}`))), 120_000);
+      const timer = setTimeout(
+        () => (this.pending.delete(id), reject(new Error(`inspector: no answer to ${method}`))),
+        120_000,
+      );
       this.pending.set(id, (result) => (clearTimeout(timer), resolve(result)));
       this.ws.send(JSON.stringify({ id, method, params: {} }));
     });

@@ -24,7 +24,8 @@ export function nodeSqlStorage(db: DatabaseSync): SqlStorage {
 /** Durable Object SQL takes ArrayBuffers and views for BLOBs; node:sqlite wants Uint8Array. */
 function toSql(value: unknown): SQLInputValue {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value) && !(value instanceof Uint8Array)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (ArrayBuffer.isView(value) && !(value instanceof Uint8Array))
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   return value as SQLInputValue;
 }
 

@@ -60,7 +60,9 @@ const SERVER_WORDS = (
   "hotels finance crypto news translate calendly figma miro airtable monday clickup quickbooks xero paypal plaid"
 ).split(" ");
 
-const SYLLABLES = "ka ze ro mi tu vo la ne xi qua bri sto fen dal mor pix gro tav lin shu zor ep ix on ar ul".split(" ");
+const SYLLABLES = "ka ze ro mi tu vo la ne xi qua bri sto fen dal mor pix gro tav lin shu zor ep ix on ar ul".split(
+  " ",
+);
 
 const PARAM_BASES = (
   "limit cursor page per_page query start_date end_date owner repo channel_id text title body status tags sort order " +
@@ -116,7 +118,11 @@ export function syntheticCatalog({ tools, seed = 42 }: SyntheticOptions): BenchT
       const verb = VERBS[drawVerb(rand)]!;
       const object = OBJECTS[drawObject(rand)]!;
       const adjective = rand() < 0.25 ? pick(rand, ADJECTIVES) : null;
-      const nameWords = [verb, ...(adjective ? [adjective] : []), ...words(object).map((w) => (rand() < 0.4 ? w + "s" : w))];
+      const nameWords = [
+        verb,
+        ...(adjective ? [adjective] : []),
+        ...words(object).map((w) => (rand() < 0.4 ? w + "s" : w)),
+      ];
       let name = style(nameWords, server);
       for (let n = 2; names.has(name); n++) name = `${style(nameWords, server)}${n}`;
       names.add(name);
@@ -124,8 +130,19 @@ export function syntheticCatalog({ tools, seed = 42 }: SyntheticOptions): BenchT
       out.push({
         server,
         name,
-        description: description(rand, { verb, object, adjective, product }, () => COMMON[drawCommon(rand)]!, () => tail[drawTail(rand)]!),
-        inputSchema: schema(rand, object, camel, () => (rand() < 0.1 ? tail[drawTail(rand)]! : COMMON[drawCommon(rand)]!), 0),
+        description: description(
+          rand,
+          { verb, object, adjective, product },
+          () => COMMON[drawCommon(rand)]!,
+          () => tail[drawTail(rand)]!,
+        ),
+        inputSchema: schema(
+          rand,
+          object,
+          camel,
+          () => (rand() < 0.1 ? tail[drawTail(rand)]! : COMMON[drawCommon(rand)]!),
+          0,
+        ),
       });
     }
   }
@@ -172,11 +189,21 @@ function description(rand: Random, g: Gist, common: () => string, rare: () => st
     const filler = Array.from({ length: int(rand, 4, 12) }, () => (rand() < 0.3 ? rare() : common()));
     sentences.push(`${cap(filler.join(" "))}.`);
   }
-  if (rand() < 0.5) sentences.push(`Returns ${pick(rand, ["a list of", "the", "a paginated list of", "details of the"])} ${g.object}s ${pick(rand, ["as JSON", "with their ids", "matching the filters", ""])}`.trim() + ".");
+  if (rand() < 0.5)
+    sentences.push(
+      `Returns ${pick(rand, ["a list of", "the", "a paginated list of", "details of the"])} ${g.object}s ${pick(rand, ["as JSON", "with their ids", "matching the filters", ""])}`.trim() +
+        ".",
+    );
   return sentences.join(" ");
 }
 
-function schema(rand: Random, object: string, camel: boolean, common: () => string, depth: number): Record<string, unknown> {
+function schema(
+  rand: Random,
+  object: string,
+  camel: boolean,
+  common: () => string,
+  depth: number,
+): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   const idName = `${object.replace(/ /g, "_")}_id`;
@@ -188,13 +215,28 @@ function schema(rand: Random, object: string, camel: boolean, common: () => stri
     const roll = rand();
     const prose = Array.from({ length: int(rand, 3, 10) }, common).join(" ");
     if (roll < 0.08 && depth < 2) {
-      properties[name] = { type: "object", description: `${cap(base.replace(/_/g, " "))} options: ${prose}.`, ...schema(rand, object, camel, common, depth + 1) };
+      properties[name] = {
+        type: "object",
+        description: `${cap(base.replace(/_/g, " "))} options: ${prose}.`,
+        ...schema(rand, object, camel, common, depth + 1),
+      };
     } else if (roll < 0.18) {
-      properties[name] = { type: "array", description: `List of ${base.replace(/_/g, " ")} values.`, items: { type: "string" } };
+      properties[name] = {
+        type: "array",
+        description: `List of ${base.replace(/_/g, " ")} values.`,
+        items: { type: "string" },
+      };
     } else if (roll < 0.28) {
-      properties[name] = { type: "string", enum: ["asc", "desc", "all", "open", "closed"].slice(0, int(rand, 2, 5)), description: `${cap(prose)}.` };
+      properties[name] = {
+        type: "string",
+        enum: ["asc", "desc", "all", "open", "closed"].slice(0, int(rand, 2, 5)),
+        description: `${cap(prose)}.`,
+      };
     } else {
-      properties[name] = { type: pick(rand, ["string", "string", "integer", "boolean", "number"]), description: `The ${base.replace(/_/g, " ")}: ${prose}.` };
+      properties[name] = {
+        type: pick(rand, ["string", "string", "integer", "boolean", "number"]),
+        description: `The ${base.replace(/_/g, " ")}: ${prose}.`,
+      };
     }
     if (i === 0 || rand() < 0.2) required.push(name);
   }

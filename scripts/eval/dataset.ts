@@ -85,7 +85,12 @@ export function loadSet(dir: string, irrelevantFile?: string): EvalSet {
 /** Every folder under `root` that holds a tools.jsonl and a queries.jsonl, by name. */
 export function findSets(root: string): string[] {
   return readdirSync(root, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(root, e.name, "tools.jsonl")) && existsSync(join(root, e.name, "queries.jsonl")))
+    .filter(
+      (e) =>
+        e.isDirectory() &&
+        existsSync(join(root, e.name, "tools.jsonl")) &&
+        existsSync(join(root, e.name, "queries.jsonl")),
+    )
     .map((e) => join(root, e.name))
     .sort();
 }
@@ -93,7 +98,11 @@ export function findSets(root: string): string[] {
 /** Accents dropped, every run of characters outside `allowed` made one `_`, ends trimmed. */
 function sanitize(text: string, allowed: RegExp, max: number): string {
   const ascii = text.normalize("NFKD").replace(/\p{M}/gu, "");
-  const safe = [...ascii].map((ch) => (allowed.test(ch) ? ch : "_")).join("").replace(/_+/g, "_").replace(/^_+|_+$/g, "");
+  const safe = [...ascii]
+    .map((ch) => (allowed.test(ch) ? ch : "_"))
+    .join("")
+    .replace(/_+/g, "_")
+    .replace(/^_+|_+$/g, "");
   return safe.slice(0, max);
 }
 
@@ -109,8 +118,10 @@ export function toServiceTools(tools: readonly EvalTool[]): ServiceTool[] {
   return tools.map((tool) => {
     const server = (tool.server && sanitize(tool.server, SERVER_CHAR, 64)) || NO_SERVER;
     let name = sanitize(tool.name, NAME_CHAR, 128) || "tool";
-    while (ids.has(toolId(server, name)) || modelNames.has(modelName({ server, name }))) name = `${name.slice(0, 127)}_`;
-    if (!TOOL_NAME.test(name) || !SERVER_NAME.test(server)) throw new Error(`cannot map tool ${tool.id} to the service's name rules`);
+    while (ids.has(toolId(server, name)) || modelNames.has(modelName({ server, name })))
+      name = `${name.slice(0, 127)}_`;
+    if (!TOOL_NAME.test(name) || !SERVER_NAME.test(server))
+      throw new Error(`cannot map tool ${tool.id} to the service's name rules`);
     ids.add(toolId(server, name));
     modelNames.add(modelName({ server, name }));
     const renamed = analyze(name).join(" ") !== analyze(tool.name).join(" ");

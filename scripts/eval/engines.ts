@@ -69,7 +69,10 @@ export function miniSearch(rows: readonly ToolRow[], evalIds: ReadonlyMap<string
 export async function oramaDefaults(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>): Promise<Engine> {
   const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<(typeof FIELDS)[number], "string">;
   const db = create({ schema }) as AnyOrama;
-  await insertMultiple(db, documents(rows).map((d) => Object.fromEntries([["id", d.id], ...FIELDS.map((f) => [f, d[f]])])));
+  await insertMultiple(
+    db,
+    documents(rows).map((d) => Object.fromEntries([["id", d.id], ...FIELDS.map((f) => [f, d[f]])])),
+  );
   return {
     name: "Orama",
     thresholded: false,

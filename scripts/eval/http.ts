@@ -23,7 +23,10 @@ async function request<T>(base: string, token: string, method: string, path: str
     try {
       res = await fetch(new URL(path, base), {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (e) {
@@ -49,16 +52,26 @@ async function request<T>(base: string, token: string, method: string, path: str
 }
 
 /** Creates a tenant for `label`, uploads the tools and returns an engine that searches over HTTP. */
-export async function httpEngine(base: string, operatorToken: string, label: string, tools: readonly ServiceTool[]): Promise<Engine & { threshold: () => number | null }> {
+export async function httpEngine(
+  base: string,
+  operatorToken: string,
+  label: string,
+  tools: readonly ServiceTool[],
+): Promise<Engine & { threshold: () => number | null }> {
   const tenant = `eval-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${Date.now().toString(36)}`.slice(0, 63);
   await request(base, operatorToken, "POST", "/v1/tenants", { id: tenant });
-  const { key } = await request<{ key: string }>(base, operatorToken, "POST", `/v1/tenants/${tenant}/keys`, { scopes: ["search", "write"], label: "eval" });
+  const { key } = await request<{ key: string }>(base, operatorToken, "POST", `/v1/tenants/${tenant}/keys`, {
+    scopes: ["search", "write"],
+    label: "eval",
+  });
   const evalIds = new Map<string, string>();
   const progress = new Progress(`${label}: upload to ${tenant}`, tools.length);
   for (let at = 0; at < tools.length; at += BATCH) {
     const batch = tools.slice(at, at + BATCH);
     for (const t of batch) evalIds.set(`${t.server}::${t.name}`, t.evalId);
-    await request(base, key, "POST", `/v1/tenants/${tenant}/tools`, { tools: batch.map(({ evalId: _, ...tool }) => tool) });
+    await request(base, key, "POST", `/v1/tenants/${tenant}/tools`, {
+      tools: batch.map(({ evalId: _, ...tool }) => tool),
+    });
     progress.tick(Math.min(at + BATCH, tools.length));
   }
   let applied: number | null = null;
@@ -67,7 +80,10 @@ export async function httpEngine(base: string, operatorToken: string, label: str
     thresholded: false, // the service applied its own default threshold already
     threshold: () => applied,
     async search(query): Promise<Ranked> {
-      const reply = await request<SearchReply>(base, key, "POST", `/v1/tenants/${tenant}/search`, { query, max_results: DEPTH });
+      const reply = await request<SearchReply>(base, key, "POST", `/v1/tenants/${tenant}/search`, {
+        query,
+        max_results: DEPTH,
+      });
       applied = reply.threshold;
       return {
         hits: reply.results.map((r) => {

@@ -29,7 +29,8 @@ export function groupRanks(ranked: readonly string[], groups: readonly (readonly
 export function queryMetrics(ranked: readonly string[], groups: readonly (readonly string[])[]): QueryMetrics {
   const top = ranked.slice(0, DEPTH);
   const ranks = groupRanks(top, groups);
-  const found = (k: number) => (groups.length === 0 ? 0 : ranks.filter((r) => r !== null && r <= k).length / groups.length);
+  const found = (k: number) =>
+    groups.length === 0 ? 0 : ranks.filter((r) => r !== null && r <= k).length / groups.length;
   const hits = ranks.filter((r): r is number => r !== null);
   const first = hits.length ? Math.min(...hits) : null;
   const dcg = hits.reduce((sum, r) => sum + 1 / Math.log2(r + 1), 0);
@@ -53,7 +54,8 @@ export interface Summary {
 
 /** Means over queries. */
 export function summarize(all: readonly QueryMetrics[]): Summary {
-  const mean = (f: (m: QueryMetrics) => number) => (all.length === 0 ? 0 : all.reduce((s, m) => s + f(m), 0) / all.length);
+  const mean = (f: (m: QueryMetrics) => number) =>
+    all.length === 0 ? 0 : all.reduce((s, m) => s + f(m), 0) / all.length;
   return {
     queries: all.length,
     recall1: mean((m) => m.recall[1]),

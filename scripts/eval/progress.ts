@@ -16,7 +16,11 @@ export class Progress {
     this.total = total;
     if (process.stderr.isTTY && total > 0) {
       this.bar = new cliProgress.SingleBar(
-        { stream: process.stderr, format: `${label} {bar} {value}/{total} | {percentage}% | {duration_formatted} | eta {eta_formatted}`, hideCursor: true },
+        {
+          stream: process.stderr,
+          format: `${label} {bar} {value}/{total} | {percentage}% | {duration_formatted} | eta {eta_formatted}`,
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(total, 0);

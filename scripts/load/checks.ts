@@ -40,7 +40,8 @@ async function auditUpserts(api: Api, token: string, tenant: string): Promise<nu
 
 export async function runChecks(api: Api, operator: string, tenants: Tenant[], observed: Observed): Promise<Check[]> {
   const checks: Check[] = [];
-  const check = (name: string, problems: string[], good: string) => checks.push({ name, ok: problems.length === 0, detail: problems.length ? problems.slice(0, 5).join("; ") : good });
+  const check = (name: string, problems: string[], good: string) =>
+    checks.push({ name, ok: problems.length === 0, detail: problems.length ? problems.slice(0, 5).join("; ") : good });
 
   // Every acknowledged upload is in the catalog, each bumped the revision once, and each is in the audit trail.
   const missing: string[] = [];
@@ -52,15 +53,23 @@ export async function runChecks(api: Api, operator: string, tenants: Tenant[], o
     acknowledged += ups.length;
     const listed = new Set(await listToolIds(api, operator, tenant.id, "load"));
     for (const id of ups) if (!listed.has(id)) missing.push(`${tenant.id}: ${id}`);
-    if (listed.size !== ups.length) missing.push(`${tenant.id}: ${listed.size} tools on server 'load', ${ups.length} acknowledged`);
+    if (listed.size !== ups.length)
+      missing.push(`${tenant.id}: ${listed.size} tools on server 'load', ${ups.length} acknowledged`);
     const catalog = await api(operator, "GET", `/v1/tenants/${tenant.id}/catalog`, undefined, "check");
     if (catalog.json.revision !== tenant.seededRevision + ups.length) {
-      revisions.push(`${tenant.id}: revision ${catalog.json.revision}, expected ${tenant.seededRevision} + ${ups.length}`);
+      revisions.push(
+        `${tenant.id}: revision ${catalog.json.revision}, expected ${tenant.seededRevision} + ${ups.length}`,
+      );
     }
     const upserts = await auditUpserts(api, operator, tenant.id);
-    if (upserts !== tenant.seededUpserts + ups.length) audits.push(`${tenant.id}: ${upserts} tools.upsert entries, expected ${tenant.seededUpserts} + ${ups.length}`);
+    if (upserts !== tenant.seededUpserts + ups.length)
+      audits.push(`${tenant.id}: ${upserts} tools.upsert entries, expected ${tenant.seededUpserts} + ${ups.length}`);
   }
-  check("acknowledged uploads present", missing, `${acknowledged} of ${acknowledged} acknowledged uploads are in the catalog`);
+  check(
+    "acknowledged uploads present",
+    missing,
+    `${acknowledged} of ${acknowledged} acknowledged uploads are in the catalog`,
+  );
   check("one revision per change", revisions, `every tenant's revision = seed + acknowledged uploads`);
   check("audit trail complete", audits, `one tools.upsert entry per acknowledged upload`);
 
@@ -68,18 +77,27 @@ export async function runChecks(api: Api, operator: string, tenants: Tenant[], o
   const strays: string[] = [];
   const catalogs = new Map<string, Set<string>>();
   for (const tenant of tenants) catalogs.set(tenant.id, new Set(await listToolIds(api, operator, tenant.id)));
-  for (const [tenant, ids] of observed.activated) for (const id of ids) if (!catalogs.get(tenant)!.has(id)) strays.push(`${tenant}: search activated ${id}`);
+  for (const [tenant, ids] of observed.activated)
+    for (const id of ids) if (!catalogs.get(tenant)!.has(id)) strays.push(`${tenant}: search activated ${id}`);
   const overspent: string[] = [];
   let live = 0;
   for (const session of observed.sessions.filter((s) => !s.ended)) {
-    const state = await api(session.key, "GET", `/v1/tenants/${session.tenant}/sessions/${session.id}`, undefined, "check");
+    const state = await api(
+      session.key,
+      "GET",
+      `/v1/tenants/${session.tenant}/sessions/${session.id}`,
+      undefined,
+      "check",
+    );
     if (state.status !== 200) {
       strays.push(`${session.tenant}/${session.id}: session answered ${state.status}`);
       continue;
     }
     live += 1;
-    for (const id of state.json.activated as string[]) if (!catalogs.get(session.tenant)!.has(id)) strays.push(`${session.tenant}/${session.id}: activated ${id}`);
-    if (state.json.budget.used > state.json.budget.cap) overspent.push(`${session.tenant}/${session.id}: ${state.json.budget.used} of ${state.json.budget.cap}`);
+    for (const id of state.json.activated as string[])
+      if (!catalogs.get(session.tenant)!.has(id)) strays.push(`${session.tenant}/${session.id}: activated ${id}`);
+    if (state.json.budget.used > state.json.budget.cap)
+      overspent.push(`${session.tenant}/${session.id}: ${state.json.budget.used} of ${state.json.budget.cap}`);
   }
   check("activated sets hold existing tools", strays, `${live} live sessions and every search answer checked`);
 

@@ -43,7 +43,9 @@ export class Stats {
   byOperation(): { op: string; count: number; p50: number; p99: number }[] {
     const ops = new Map<string, number[]>();
     for (const s of this.samples) ops.set(s.op, [...(ops.get(s.op) ?? []), s.ms]);
-    return [...ops].map(([op, ms]) => ({ op, count: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) })).sort((a, b) => b.count - a.count);
+    return [...ops]
+      .map(([op, ms]) => ({ op, count: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) }))
+      .sort((a, b) => b.count - a.count);
   }
 
   latency(): { p50: number; p99: number; max: number } {

@@ -40,7 +40,24 @@ export interface Observed {
 }
 
 const root = join(import.meta.dirname, "..", "..");
-const WORDS = ["report", "invoice", "customer", "ticket", "backup", "schedule", "translate", "archive", "metric", "alert", "deploy", "review", "export", "import", "sync", "audit"];
+const WORDS = [
+  "report",
+  "invoice",
+  "customer",
+  "ticket",
+  "backup",
+  "schedule",
+  "translate",
+  "archive",
+  "metric",
+  "alert",
+  "deploy",
+  "review",
+  "export",
+  "import",
+  "sync",
+  "audit",
+];
 
 /** The demo catalog (every naming style, four input shapes) plus synthetic tools up to `total`. */
 export function catalogFor(total: number): { server: string; tools: unknown[]; defer_tools: "auto" | "never" }[] {
@@ -58,7 +75,11 @@ export function catalogFor(total: number): { server: string; tools: unknown[]; d
   for (let s = 0; s * 200 < synthetic; s++) {
     const tools = Array.from({ length: Math.min(200, synthetic - s * 200) }, (_, i) => {
       const n = s * 200 + i;
-      const [a, b, c] = [WORDS[n % WORDS.length]!, WORDS[(n * 7 + 3) % WORDS.length]!, WORDS[(n * 11 + 5) % WORDS.length]!];
+      const [a, b, c] = [
+        WORDS[n % WORDS.length]!,
+        WORDS[(n * 7 + 3) % WORDS.length]!,
+        WORDS[(n * 11 + 5) % WORDS.length]!,
+      ];
       return {
         name: `${a}_${b}_${n}`,
         description: `${a} the ${b} records and ${c} them for the team (tool ${n})`,
@@ -118,7 +139,13 @@ async function conversations(o: UserOptions): Promise<void> {
   for (;;) {
     conversation += 1;
     const cap = 2 + Math.floor(random() * 3);
-    const created = await api(key, "POST", `${base}/sessions`, { session_id: `u${o.user}-c${conversation}`, budget_cap: cap }, "session create");
+    const created = await api(
+      key,
+      "POST",
+      `${base}/sessions`,
+      { session_id: `u${o.user}-c${conversation}`, budget_cap: cap },
+      "session create",
+    );
     if (created.status !== 201) continue;
     const session = { tenant: tenant.id, key, id: created.json.session_id as string, ended: false };
     observed.sessions.push(session);
@@ -129,8 +156,16 @@ async function conversations(o: UserOptions): Promise<void> {
       const searches = random() < 0.2 ? cap + 1 : 1 + Math.floor(random() * cap);
       for (let s = 0; s < searches; s++) {
         const byId = random() < 0.15 && tenant.toolIds.size > 0;
-        const body = byId ? { tool_id: pick(random, [...tenant.toolIds]) } : { query: pick(random, tenant.queries), max_results: 3 };
-        const found = await api(key, "POST", `${base}/search`, { ...body, session_id: session.id }, byId ? "search tool_id" : "search query");
+        const body = byId
+          ? { tool_id: pick(random, [...tenant.toolIds]) }
+          : { query: pick(random, tenant.queries), max_results: 3 };
+        const found = await api(
+          key,
+          "POST",
+          `${base}/search`,
+          { ...body, session_id: session.id },
+          byId ? "search tool_id" : "search query",
+        );
         const slot = `${tenant.id}/${session.id}/${turn}`;
         if (found.status === 200) {
           observed.searchesPerTurn.set(slot, (observed.searchesPerTurn.get(slot) ?? 0) + 1);
@@ -139,17 +174,32 @@ async function conversations(o: UserOptions): Promise<void> {
           observed.activated.set(tenant.id, activated);
           const first = found.json.results[0];
           if (first && random() < 0.7) {
-            const resolved = await api(key, "POST", `${base}/sessions/${session.id}/resolve`, { name: first.model_name }, "resolve");
-            if (resolved.status !== 200) observed.violations.push(`resolve of ${first.tool_id}, just found in session ${session.id}, answered ${resolved.status}`);
+            const resolved = await api(
+              key,
+              "POST",
+              `${base}/sessions/${session.id}/resolve`,
+              { name: first.model_name },
+              "resolve",
+            );
+            if (resolved.status !== 200)
+              observed.violations.push(
+                `resolve of ${first.tool_id}, just found in session ${session.id}, answered ${resolved.status}`,
+              );
           }
         } else if (found.status === 429 && found.json?.error === "search-budget-exhausted") {
           const used = observed.searchesPerTurn.get(slot) ?? 0;
-          if (used < cap) observed.violations.push(`session ${session.id} turn ${turn}: budget 429 after ${used} of ${cap} searches`);
+          if (used < cap)
+            observed.violations.push(`session ${session.id} turn ${turn}: budget 429 after ${used} of ${cap} searches`);
         }
         if (random() < o.upsertShare) {
           uploads += 1;
           const name = `u${o.user}_tool_${uploads}`;
-          const tool = { server: "load", name, description: `Load test tool ${uploads} of user ${o.user}: ${pick(random, WORDS)} ${pick(random, WORDS)}`, inputSchema: { type: "object" } };
+          const tool = {
+            server: "load",
+            name,
+            description: `Load test tool ${uploads} of user ${o.user}: ${pick(random, WORDS)} ${pick(random, WORDS)}`,
+            inputSchema: { type: "object" },
+          };
           const up = await api(key, "POST", `${base}/tools`, { tools: [tool] }, "upsert");
           if (up.status === 200) {
             observed.upserts.set(tenant.id, [...(observed.upserts.get(tenant.id) ?? []), `load::${name}`]);
@@ -157,7 +207,14 @@ async function conversations(o: UserOptions): Promise<void> {
           }
         }
       }
-      if (random() < 0.5) await api(key, "GET", `${base}/sessions/${session.id}/tools?format=${pick(random, ["mcp", "anthropic", "openai"])}`, undefined, "tool list");
+      if (random() < 0.5)
+        await api(
+          key,
+          "GET",
+          `${base}/sessions/${session.id}/tools?format=${pick(random, ["mcp", "anthropic", "openai"])}`,
+          undefined,
+          "tool list",
+        );
       if (turn < turns) await api(key, "POST", `${base}/sessions/${session.id}/turns`, { turn: turn + 1 }, "turn");
     }
     if (random() < 0.6) {
@@ -168,6 +225,12 @@ async function conversations(o: UserOptions): Promise<void> {
 }
 
 export function emptyObserved(): Observed {
-  return { upserts: new Map(), sessions: [], searchesPerTurn: new Map(), caps: new Map(), activated: new Map(), violations: [] };
+  return {
+    upserts: new Map(),
+    sessions: [],
+    searchesPerTurn: new Map(),
+    caps: new Map(),
+    activated: new Map(),
+    violations: [],
+  };
 }
-

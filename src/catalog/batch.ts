@@ -45,9 +45,23 @@ function nameOf(raw: unknown): string | undefined {
   return typeof name === "string" ? name.slice(0, 128) : undefined;
 }
 
-export async function parseToolBatch(items: readonly unknown[], limits: Limits, options: BatchOptions = {}): Promise<BatchResult> {
+export async function parseToolBatch(
+  items: readonly unknown[],
+  limits: Limits,
+  options: BatchOptions = {},
+): Promise<BatchResult> {
   if (items.length > limits.max_tools_per_batch) {
-    return { ok: false, errors: [{ index: limits.max_tools_per_batch, reasons: [`a batch holds at most ${limits.max_tools_per_batch} tools; split the upload ${limitNote("max_tools_per_batch", limits)}`] }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          index: limits.max_tools_per_batch,
+          reasons: [
+            `a batch holds at most ${limits.max_tools_per_batch} tools; split the upload ${limitNote("max_tools_per_batch", limits)}`,
+          ],
+        },
+      ],
+    };
   }
   const schemas = schemasFor(limits);
   const errors: ItemError[] = [];
@@ -62,7 +76,8 @@ export async function parseToolBatch(items: readonly unknown[], limits: Limits, 
     if (!parsed.success) return fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
     const server = parsed.data.server ?? options.server;
     if (!server) return fail(["server is required (or use PUT /v1/tenants/{tenant}/servers/{server}/tools)"]);
-    if (options.server && server !== options.server) return fail([`server '${server}' differs from the path's server '${options.server}'`]);
+    if (options.server && server !== options.server)
+      return fail([`server '${server}' differs from the path's server '${options.server}'`]);
     const content = normalizeTool(parsed.data, server);
     const id = toolId(server, content.name);
     const seen = firstIndex.get(id);

@@ -32,16 +32,29 @@ export function toolInputSchemas(limits: Limits) {
     .meta({ example: "read_file" });
   const description = z
     .string()
-    .refine((d) => utf8Bytes(d) <= limits.max_description_bytes, `descriptions are at most ${limits.max_description_bytes} bytes of UTF-8 ${limitNote("max_description_bytes", limits)}`);
+    .refine(
+      (d) => utf8Bytes(d) <= limits.max_description_bytes,
+      `descriptions are at most ${limits.max_description_bytes} bytes of UTF-8 ${limitNote("max_description_bytes", limits)}`,
+    );
   const schemaObject = (what: string) =>
     boundedObject(what, limits).refine(
       (s) => s.type === undefined || s.type === "object",
       `${what} must be a JSON Schema of "type": "object"`,
     );
   const service = {
-    server: ServerNameSchema.optional().describe("The server (source) the tool belongs to; taken from the path on PUT .../servers/{server}/tools"),
+    server: ServerNameSchema.optional().describe(
+      "The server (source) the tool belongs to; taken from the path on PUT .../servers/{server}/tools",
+    ),
     keywords: z
-      .array(z.string().min(1).max(limits.max_keyword_chars, `keywords are at most ${limits.max_keyword_chars} characters ${limitNote("max_keyword_chars", limits)}`))
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(
+            limits.max_keyword_chars,
+            `keywords are at most ${limits.max_keyword_chars} characters ${limitNote("max_keyword_chars", limits)}`,
+          ),
+      )
       .max(limits.max_keywords, `at most ${limits.max_keywords} keywords ${limitNote("max_keywords", limits)}`)
       .optional()
       .describe("Extra words the tool should be found by"),
@@ -52,7 +65,13 @@ export function toolInputSchemas(limits: Limits) {
   const mcp = z
     .strictObject({
       name,
-      title: z.string().max(limits.max_title_chars, `titles are at most ${limits.max_title_chars} characters ${limitNote("max_title_chars", limits)}`).optional(),
+      title: z
+        .string()
+        .max(
+          limits.max_title_chars,
+          `titles are at most ${limits.max_title_chars} characters ${limitNote("max_title_chars", limits)}`,
+        )
+        .optional(),
       description: description.optional(),
       inputSchema: schemaObject("inputSchema"),
       outputSchema: schemaObject("outputSchema").optional(),
@@ -69,7 +88,11 @@ export function toolInputSchemas(limits: Limits) {
         server: "filesystem",
         name: "read_file",
         description: "Read the complete contents of a file",
-        inputSchema: { type: "object", properties: { path: { type: "string", description: "Path of the file" } }, required: ["path"] },
+        inputSchema: {
+          type: "object",
+          properties: { path: { type: "string", description: "Path of the file" } },
+          required: ["path"],
+        },
       },
     });
 
@@ -122,7 +145,14 @@ const EMPTY_OBJECT_SCHEMA: JsonObject = { type: "object", properties: {} };
 /** A validated input of any format as catalog content; `server` must be known by now. */
 export function normalizeTool(input: ToolInput, server: string): ToolContent {
   const fn = "function" in input ? input.function : input;
-  const inputSchema = "inputSchema" in input ? input.inputSchema : "input_schema" in input ? input.input_schema : ("parameters" in fn ? fn.parameters : undefined);
+  const inputSchema =
+    "inputSchema" in input
+      ? input.inputSchema
+      : "input_schema" in input
+        ? input.input_schema
+        : "parameters" in fn
+          ? fn.parameters
+          : undefined;
   const deferLoading = "defer_loading" in input ? input.defer_loading : undefined;
   return {
     server,

@@ -31,11 +31,18 @@ export function boundedObject(what: string, limits: Pick<Limits, "max_schema_byt
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     const depth = depthOf(value, limits.max_schema_depth);
     if (depth > limits.max_schema_depth) {
-      ctx.addIssue({ code: "custom", message: `${what} is nested more than ${limits.max_schema_depth} levels deep ${limitNote("max_schema_depth", limits)}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${what} is nested more than ${limits.max_schema_depth} levels deep ${limitNote("max_schema_depth", limits)}`,
+      });
       return; // too deep to serialise safely
     }
     const bytes = utf8Bytes(JSON.stringify(value));
-    if (bytes > limits.max_schema_bytes) ctx.addIssue({ code: "custom", message: `${what} is ${bytes} bytes, over ${limits.max_schema_bytes} ${limitNote("max_schema_bytes", limits)}` });
+    if (bytes > limits.max_schema_bytes)
+      ctx.addIssue({
+        code: "custom",
+        message: `${what} is ${bytes} bytes, over ${limits.max_schema_bytes} ${limitNote("max_schema_bytes", limits)}`,
+      });
   }) as unknown as z.ZodType<JsonObject>;
 }
 
@@ -43,7 +50,9 @@ export function boundedObject(what: string, limits: Pick<Limits, "max_schema_byt
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

@@ -26,6 +26,9 @@ export function tokenCounter(): Promise<TokenCounter> {
  * The text a definition costs in a request: its model-facing name, description and parameter
  * schema as JSON. Vendors wrap it slightly differently; those few tokens per tool are left out.
  */
-export function definitionText(tool: Pick<ToolRow, "server" | "name" | "description" | "inputSchema">, name: string = modelName(tool)): string {
+export function definitionText(
+  tool: Pick<ToolRow, "server" | "name" | "description" | "inputSchema">,
+  name: string = modelName(tool),
+): string {
   return JSON.stringify({ name, description: tool.description, input_schema: tool.inputSchema });
 }

@@ -74,18 +74,33 @@ export function openaiNamespaces(entries: readonly ExportEntry[], servers: reado
   return [...groups].map(([server, group]) => ({
     type: "namespace",
     name: server,
-    description: namespaceDescription(summary.get(server) ?? { name: server, tools: group.length, names: group.slice(0, NAMESPACE_NAMES_SHOWN).map((e) => e.row.name) }),
+    description: namespaceDescription(
+      summary.get(server) ?? {
+        name: server,
+        tools: group.length,
+        names: group.slice(0, NAMESPACE_NAMES_SHOWN).map((e) => e.row.name),
+      },
+    ),
     tools: group.map(openaiFunction),
   }));
 }
 
 /** OpenAI's `tool_search` tool, executed by the client (this service), with tool_search's own description and parameters. */
 export function openaiClientToolSearch(toolSearch: ToolRow): Definition {
-  return { type: "tool_search", execution: "client", description: toolSearch.description, parameters: toolSearch.inputSchema };
+  return {
+    type: "tool_search",
+    execution: "client",
+    description: toolSearch.description,
+    parameters: toolSearch.inputSchema,
+  };
 }
 
 /** The export's entries in a vendor's deferred form. */
-export function exportTools(format: ExportFormat, entries: readonly ExportEntry[], servers: readonly ServerSummary[]): Definition[] {
+export function exportTools(
+  format: ExportFormat,
+  entries: readonly ExportEntry[],
+  servers: readonly ServerSummary[],
+): Definition[] {
   return format === "anthropic" ? entries.map(anthropicTool) : openaiNamespaces(entries, servers);
 }
 
@@ -98,8 +113,15 @@ const textBlock = (text: string): JsonObject => ({ type: "text", text });
  * `tool_reference` per tool found; when nothing matched, the plain message as text instead, so
  * the model tells the user rather than retrying.
  */
-export function anthropicToolResult(callId: string, found: readonly Pick<ToolRow, "server" | "name">[], message?: string): JsonObject {
-  const content = found.length > 0 ? found.map((t) => ({ type: "tool_reference", tool_name: modelName(t) })) : [textBlock(message ?? "No tool matched.")];
+export function anthropicToolResult(
+  callId: string,
+  found: readonly Pick<ToolRow, "server" | "name">[],
+  message?: string,
+): JsonObject {
+  const content =
+    found.length > 0
+      ? found.map((t) => ({ type: "tool_reference", tool_name: modelName(t) }))
+      : [textBlock(message ?? "No tool matched.")];
   return { type: "tool_result", tool_use_id: callId, content };
 }
 
@@ -118,7 +140,12 @@ function toolSearchOutput(callId: string, tools: Definition[]): JsonObject {
  * them). `tool_search_output` has no text field, so when nothing matched the plain message
  * follows as a developer message.
  */
-export function openaiSearchItems(callId: string, entries: readonly ExportEntry[], servers: readonly ServerSummary[], message?: string): JsonObject[] {
+export function openaiSearchItems(
+  callId: string,
+  entries: readonly ExportEntry[],
+  servers: readonly ServerSummary[],
+  message?: string,
+): JsonObject[] {
   const items = [toolSearchOutput(callId, openaiNamespaces(entries, servers))];
   if (entries.length === 0 && message) items.push({ type: "message", role: "developer", content: message });
   return items;

@@ -26,7 +26,14 @@ export class ToolSearchError extends Error {
 
 /** The code an error answer without the service's JSON body gets (a proxy's HTML page, say). */
 function codeForStatus(status: number): ErrorCode {
-  const byStatus: Record<number, ErrorCode> = { 401: "unauthorized", 403: "forbidden", 404: "not-found", 409: "conflict", 413: "payload-too-large", 429: "rate-limited" };
+  const byStatus: Record<number, ErrorCode> = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    409: "conflict",
+    413: "payload-too-large",
+    429: "rate-limited",
+  };
   return byStatus[status] ?? (status >= 500 ? "internal" : "invalid-request");
 }
 
@@ -116,14 +123,21 @@ export class Http {
         response = await this.send(new Request(url, { method, headers, body }));
       } catch (e) {
         if (attempt >= this.retry.retries) throw e;
-        await this.wait({ method, path, attempt: attempt + 1, reason: e instanceof Error ? e.message : String(e) }, null);
+        await this.wait(
+          { method, path, attempt: attempt + 1, reason: e instanceof Error ? e.message : String(e) },
+          null,
+        );
         continue;
       }
       const text = await response.text();
       if (response.ok) return (text ? JSON.parse(text) : undefined) as T;
       const error = errorBodyOf(response.status, text);
-      if (attempt >= this.retry.retries || !isRetryable(response.status, error.error)) throw new ToolSearchError(response.status, error);
-      await this.wait({ method, path, attempt: attempt + 1, reason: `${response.status} ${error.error}` }, response.headers.get("retry-after"));
+      if (attempt >= this.retry.retries || !isRetryable(response.status, error.error))
+        throw new ToolSearchError(response.status, error);
+      await this.wait(
+        { method, path, attempt: attempt + 1, reason: `${response.status} ${error.error}` },
+        response.headers.get("retry-after"),
+      );
     }
   }
 

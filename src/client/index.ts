@@ -123,14 +123,18 @@ export class TenantClient {
     /** POST .../tools as NDJSON: one tool per line (lines given as text, or tools to serialise). */
     upsertNdjson: (lines: string | ToolInput[]): Promise<ToolBatchResult> =>
       this.call("POST", "/tools", {
-        raw: { body: typeof lines === "string" ? lines : lines.map((t) => JSON.stringify(t)).join("\n"), contentType: "application/x-ndjson" },
+        raw: {
+          body: typeof lines === "string" ? lines : lines.map((t) => JSON.stringify(t)).join("\n"),
+          contentType: "application/x-ndjson",
+        },
       }),
     /** GET .../tools: one page of summaries, ordered by tool_id. */
     list: (query: ListToolsQuery = {}): Promise<ToolPage> => this.call("GET", "/tools", { query: query as Query }),
     /** Every summary, following `next_cursor` page by page. */
     all: (query: Omit<ListToolsQuery, "cursor"> = {}): AsyncIterable<ToolSummary> => this.pages(query),
     /** GET .../tools/{tool_id}: the full definition in `format` (mcp by default). */
-    get: (toolId: string, query: FormatQuery = {}): Promise<ToolDetail> => this.call("GET", `/tools/${enc(toolId)}`, { query: query as Query }),
+    get: (toolId: string, query: FormatQuery = {}): Promise<ToolDetail> =>
+      this.call("GET", `/tools/${enc(toolId)}`, { query: query as Query }),
     /** DELETE .../tools/{tool_id} */
     delete: (toolId: string): Promise<ToolBatchResult> => this.call("DELETE", `/tools/${enc(toolId)}`),
   };
@@ -138,7 +142,8 @@ export class TenantClient {
   /** Tools of one server. */
   readonly servers = {
     /** PUT .../servers/{server}/tools: afterwards the server holds exactly these tools (setTools). */
-    replaceTools: (server: string, body: ServerTools): Promise<ToolBatchResult> => this.call("PUT", `/servers/${enc(server)}/tools`, { json: body }),
+    replaceTools: (server: string, body: ServerTools): Promise<ToolBatchResult> =>
+      this.call("PUT", `/servers/${enc(server)}/tools`, { json: body }),
     /** DELETE .../servers/{server}: the server and all its tools. */
     delete: (server: string): Promise<ToolBatchResult> => this.call("DELETE", `/servers/${enc(server)}`),
   };

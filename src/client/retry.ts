@@ -38,7 +38,12 @@ export function parseRetryAfter(header: string | null, now: number = Date.now())
  * gives one, else exponential backoff with jitter (half fixed, half random) so that many clients
  * turned away together do not come back together. Capped at maxDelayMs.
  */
-export function retryDelayMs(attempt: number, retryAfter: string | null, options: RetryOptions, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfter: string | null,
+  options: RetryOptions,
+  random: () => number = Math.random,
+): number {
   const asked = parseRetryAfter(retryAfter);
   if (asked !== null) return Math.min(asked, options.maxDelayMs);
   const backoff = Math.min(options.baseDelayMs * 2 ** (attempt - 1), options.maxDelayMs);

@@ -24,7 +24,12 @@ export const LimitsSchema = z
     // ---- one tool -------------------------------------------------------------------------------
     max_description_bytes: limit(64, 16 * 1024, "400 invalid-request", "A tool description, in UTF-8 bytes"),
     max_title_chars: limit(1, 256, "400 invalid-request", "A tool title, in characters"),
-    max_schema_bytes: limit(256, 64 * 1024, "400 invalid-request", "A tool's input or output schema (or annotations), serialised, in bytes"),
+    max_schema_bytes: limit(
+      256,
+      64 * 1024,
+      "400 invalid-request",
+      "A tool's input or output schema (or annotations), serialised, in bytes",
+    ),
     max_schema_depth: limit(2, 32, "400 invalid-request", "Nesting depth of a tool's schema or annotations"),
     max_keywords: limit(0, 32, "400 invalid-request", "Keywords per tool"),
     max_keyword_chars: limit(1, 64, "400 invalid-request", "Characters per keyword"),
@@ -32,21 +37,46 @@ export const LimitsSchema = z
     max_query_chars: limit(1, 1_000, "400 invalid-request", "A search query, in characters"),
     max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
     max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
-    max_deferred_page: limit(1, 10_000, "400 invalid-request", "Lines per page of the deferred list (each at most ~1 KB)"),
-    max_export_page: limit(1, 5_000, "400 invalid-request", "Tools per page of the vendor catalog export (GET .../catalog/export)"),
+    max_deferred_page: limit(
+      1,
+      10_000,
+      "400 invalid-request",
+      "Lines per page of the deferred list (each at most ~1 KB)",
+    ),
+    max_export_page: limit(
+      1,
+      5_000,
+      "400 invalid-request",
+      "Tools per page of the vendor catalog export (GET .../catalog/export)",
+    ),
     // ---- one tenant (quotas) --------------------------------------------------------------------
     max_tools_per_tenant: limit(1, 100_000, "409 conflict", "Tools a tenant may hold"),
     max_servers_per_tenant: limit(1, 10_000, "409 conflict", "Servers a tenant may hold (a server may hold no tools)"),
-    max_keys_per_tenant: limit(1, 100, "409 conflict", "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing"),
+    max_keys_per_tenant: limit(
+      1,
+      100,
+      "409 conflict",
+      "Active (unrevoked) keys a tenant may hold; as many revoked ones are kept for listing",
+    ),
     max_label_chars: limit(1, 200, "400 invalid-request", "A key's label, in characters"),
-    max_sessions_per_tenant: limit(1, 10_000, "409 conflict", "Live sessions a tenant may hold (expired ones do not count)"),
+    max_sessions_per_tenant: limit(
+      1,
+      10_000,
+      "409 conflict",
+      "Live sessions a tenant may hold (expired ones do not count)",
+    ),
     max_synonyms: limit(0, 500, "400 invalid-request", "Keys of a tenant's synonym map (PUT .../synonyms)"),
     max_synonym_expansions: limit(1, 10, "400 invalid-request", "Expansions per synonym key"),
     // ---- one session ----------------------------------------------------------------------------
     max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
     max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
     // ---- audit trail ----------------------------------------------------------------------------
-    audit_max_entries: limit(100, 10_000, "retention", "Audit entries kept per tenant; older ones are dropped as new ones are written"),
+    audit_max_entries: limit(
+      100,
+      10_000,
+      "retention",
+      "Audit entries kept per tenant; older ones are dropped as new ones are written",
+    ),
     audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
   })
   .strict();

@@ -33,11 +33,17 @@ export const SettingsSchema = z
       .min(0)
       .max(24 * 3600)
       .default(30)
-      .describe("MCP sessions: a search this many seconds after the previous one starts a new turn (0: only explicit turns)"),
+      .describe(
+        "MCP sessions: a search this many seconds after the previous one starts a new turn (0: only explicit turns)",
+      ),
     field_weights: z
-      .strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.optional()])) as Record<Field, z.ZodOptional<typeof weight>>)
+      .strictObject(
+        Object.fromEntries(FIELDS.map((f) => [f, weight.optional()])) as Record<Field, z.ZodOptional<typeof weight>>,
+      )
       .default({})
-      .describe("Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults"),
+      .describe(
+        "Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults",
+      ),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).default(30),
@@ -69,15 +75,39 @@ export const SettingsPatchSchema = z
     matching_threshold: z.number().min(0).max(100).nullable().optional(),
     default_max_results: z.number().int().min(1).max(50).optional(),
     search_budget: z.number().int().min(1).max(100).optional(),
-    session_ttl_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
+    session_ttl_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600)
+      .optional(),
     default_defer: DeferSchema.optional(),
-    mcp_turn_idle_seconds: z.number().int().min(0).max(24 * 3600).optional(),
-    field_weights: z.strictObject(Object.fromEntries(FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<Field, z.ZodOptional<z.ZodNullable<typeof weight>>>).optional(),
+    mcp_turn_idle_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600)
+      .optional(),
+    field_weights: z
+      .strictObject(
+        Object.fromEntries(FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<
+          Field,
+          z.ZodOptional<z.ZodNullable<typeof weight>>
+        >,
+      )
+      .optional(),
     plan: z
-      .strictObject({ min_tools: z.number().int().min(0).optional(), min_pct: z.number().min(0).max(100).optional(), min_tokens: z.number().int().min(0).optional() })
+      .strictObject({
+        min_tools: z.number().int().min(0).optional(),
+        min_pct: z.number().min(0).max(100).optional(),
+        min_tokens: z.number().int().min(0).optional(),
+      })
       .optional(),
   })
-  .meta({ id: "TenantSettingsPatch", example: { matching_threshold: 2, field_weights: { name: 4 }, search_budget: 5 } });
+  .meta({
+    id: "TenantSettingsPatch",
+    example: { matching_threshold: 2, field_weights: { name: 4 }, search_budget: 5 },
+  });
 
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 

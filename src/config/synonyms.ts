@@ -16,19 +16,19 @@ const MAX_CHARS = 64;
 
 /** Why a key or an expansion could not work, or null. */
 function phraseProblem(what: string, text: string): string | null {
-  if (text.length > MAX_CHARS) return `${what} '${text.slice(0, 20)}...' is ${text.length} characters; the limit is ${MAX_CHARS}`;
+  if (text.length > MAX_CHARS)
+    return `${what} '${text.slice(0, 20)}...' is ${text.length} characters; the limit is ${MAX_CHARS}`;
   const words = analyze(text).length;
-  if (words === 0) return `${what} '${text}' has no searchable words (only stop words or punctuation), so it could never match`;
+  if (words === 0)
+    return `${what} '${text}' has no searchable words (only stop words or punctuation), so it could never match`;
   if (words > MAX_WORDS) return `${what} '${text}' has ${words} searchable words; the limit is ${MAX_WORDS}`;
   return null;
 }
 
-const phraseSchema = z
-  .string()
-  .superRefine((text, ctx) => {
-    const problem = phraseProblem("expansion", text);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
+const phraseSchema = z.string().superRefine((text, ctx) => {
+  const problem = phraseProblem("expansion", text);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 export function synonymsSchema(limits: Limits) {
   return z
@@ -37,12 +37,18 @@ export function synonymsSchema(limits: Limits) {
       z
         .array(phraseSchema)
         .min(1)
-        .max(limits.max_synonym_expansions, `at most ${limits.max_synonym_expansions} expansions per key ${limitNote("max_synonym_expansions", limits)}`),
+        .max(
+          limits.max_synonym_expansions,
+          `at most ${limits.max_synonym_expansions} expansions per key ${limitNote("max_synonym_expansions", limits)}`,
+        ),
     )
     .superRefine((map, ctx) => {
       const keys = Object.keys(map);
       if (keys.length > limits.max_synonyms) {
-        ctx.addIssue({ code: "custom", message: `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length} ${limitNote("max_synonyms", limits)}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length} ${limitNote("max_synonyms", limits)}`,
+        });
       }
       for (const key of keys) {
         const problem = phraseProblem("key", key);

@@ -49,7 +49,9 @@ export class Access {
       return fail("unauthorized", "The API key is not valid for this tenant (unknown, revoked or mistyped).").error;
     }
     if (!record.scopes.includes(scope)) {
-      return fail("forbidden", `This key lacks the '${scope}' scope. Ask an admin for a key with it.`, { required_scope: scope }).error;
+      return fail("forbidden", `This key lacks the '${scope}' scope. Ask an admin for a key with it.`, {
+        required_scope: scope,
+      }).error;
     }
     return null;
   }
@@ -62,9 +64,18 @@ export class Access {
   private keyRecord(keyId: string): KeyRecord | null {
     const cached = this.records.get(keyId);
     if (cached) return cached;
-    const r = this.tenant.sql.exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(`SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
+    const r = this.tenant.sql
+      .exec<{ hash: ArrayBuffer; scopes: string; revoked_at: number | null }>(
+        `SELECT hash, scopes, revoked_at FROM keys WHERE id = ?`,
+        keyId,
+      )
+      .toArray()[0];
     if (!r) return null;
-    const record = { hash: new Uint8Array(r.hash), scopes: JSON.parse(r.scopes) as Scope[], revoked: r.revoked_at !== null };
+    const record = {
+      hash: new Uint8Array(r.hash),
+      scopes: JSON.parse(r.scopes) as Scope[],
+      revoked: r.revoked_at !== null,
+    };
     this.records.set(keyId, record);
     return record;
   }
@@ -75,14 +86,26 @@ export class Access {
     const fresh = generateKey(this.tenant.meta.tenantId()!);
     const hash = await hashSecret(fresh.secret);
     const limits = this.tenant.config().limits;
-    const active = this.tenant.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL`).one().n;
+    const active = this.tenant.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL`)
+      .one().n;
     if (active >= limits.max_keys_per_tenant) {
-      return fail("conflict", `This tenant holds ${active} active keys, the most it may hold ${limitNote("max_keys_per_tenant", limits)}. Revoke unused keys first.`);
+      return fail(
+        "conflict",
+        `This tenant holds ${active} active keys, the most it may hold ${limitNote("max_keys_per_tenant", limits)}. Revoke unused keys first.`,
+      );
     }
     const created = Date.now();
     const unique = [...new Set(scopes)];
     this.tenant.transaction(() => {
-      this.tenant.sql.exec(`INSERT INTO keys (id, hash, scopes, label, created_at) VALUES (?, ?, ?, ?, ?)`, fresh.keyId, hash, JSON.stringify(unique), label, created);
+      this.tenant.sql.exec(
+        `INSERT INTO keys (id, hash, scopes, label, created_at) VALUES (?, ?, ?, ?, ?)`,
+        fresh.keyId,
+        hash,
+        JSON.stringify(unique),
+        label,
+        created,
+      );
       this.tenant.auditLog.record(caller, "key.create", { key_id: fresh.keyId, scopes: unique });
     });
     this.records.delete(fresh.keyId);
@@ -95,7 +118,13 @@ export class Access {
         `SELECT id, scopes, label, created_at, revoked_at FROM keys ORDER BY created_at, id`,
       )
       .toArray()
-      .map((r) => ({ id: r.id, scopes: JSON.parse(r.scopes) as Scope[], label: r.label, created_at: iso(r.created_at)!, revoked_at: iso(r.revoked_at) }));
+      .map((r) => ({
+        id: r.id,
+        scopes: JSON.parse(r.scopes) as Scope[],
+        label: r.label,
+        created_at: iso(r.created_at)!,
+        revoked_at: iso(r.revoked_at),
+      }));
   }
 
   /**
@@ -104,7 +133,9 @@ export class Access {
    * one), so creating and revoking keys forever cannot grow the table without bound.
    */
   revokeKey(caller: Caller, keyId: string): Result<null> {
-    const row = this.tenant.sql.exec<{ revoked_at: number | null }>(`SELECT revoked_at FROM keys WHERE id = ?`, keyId).toArray()[0];
+    const row = this.tenant.sql
+      .exec<{ revoked_at: number | null }>(`SELECT revoked_at FROM keys WHERE id = ?`, keyId)
+      .toArray()[0];
     if (!row) return fail("not-found", `No key '${keyId}' in this tenant.`);
     if (row.revoked_at !== null) return ok(null); // revoking twice changes nothing
     const limits = this.tenant.config().limits;

@@ -87,7 +87,9 @@ export class CatalogReads {
 
   async catalogInfo(): Promise<Result<CatalogInfo>> {
     const count = await tokenCounter();
-    const totals = this.tenant.transaction(() => this.tenant.views.tokenTotals(count, this.tenant.settings.current().default_defer));
+    const totals = this.tenant.transaction(() =>
+      this.tenant.views.tokenTotals(count, this.tenant.settings.current().default_defer),
+    );
     return ok({
       revision: this.tenant.meta.number("revision"),
       tools: totals.tools.total,
@@ -100,7 +102,10 @@ export class CatalogReads {
   }
 
   deferredList(options: PageOptions): Result<{ revision: number; lines: DeferredLine[]; next: string | null }> {
-    return ok({ revision: this.tenant.meta.number("revision"), ...this.tenant.views.deferredPage(this.tenant.settings.current().default_defer, options) });
+    return ok({
+      revision: this.tenant.meta.number("revision"),
+      ...this.tenant.views.deferredPage(this.tenant.settings.current().default_defer, options),
+    });
   }
 
   async plan(request: PlanRequest): Promise<Result<PlanOutput>> {
@@ -115,14 +120,26 @@ export class CatalogReads {
     const search = this.tenant.sessions.toolSearchTool(settings.search_budget);
     const toolSearch = count(definitionText(search, TOOL_SEARCH_NAME));
     const withSearch = totals.tokens.always_loaded + toolSearch + totals.tokens.deferred_list;
-    const decision = decidePlan({ contextWindow: request.context_window, deferredTools: totals.tools.deferred, deferredTokens: totals.tokens.deferred_definitions }, thresholds);
+    const decision = decidePlan(
+      {
+        contextWindow: request.context_window,
+        deferredTools: totals.tools.deferred,
+        deferredTokens: totals.tokens.deferred_definitions,
+      },
+      thresholds,
+    );
     return ok({
       ...decision,
       context_window: request.context_window,
       thresholds,
       share_pct: round((totals.tokens.deferred_definitions / request.context_window) * 100),
       tools: totals.tools,
-      tokens: { ...totals.tokens, tool_search: toolSearch, with_search: withSearch, saving: totals.tokens.catalog - withSearch },
+      tokens: {
+        ...totals.tokens,
+        tool_search: toolSearch,
+        with_search: withSearch,
+        saving: totals.tokens.catalog - withSearch,
+      },
       tokenizer: TOKENIZER,
     });
   }
@@ -145,7 +162,10 @@ export class CatalogReads {
       rows: page,
       facts: this.exportFacts(page.map((r) => ({ id: r.id, server: r.server }))),
       next: following ? page.at(-1)!.id : null,
-      toolSearch: options.withToolSearch && options.after === undefined ? this.tenant.sessions.toolSearchTool(settings.search_budget) : null,
+      toolSearch:
+        options.withToolSearch && options.after === undefined
+          ? this.tenant.sessions.toolSearchTool(settings.search_budget)
+          : null,
     });
   }
 
@@ -153,7 +173,10 @@ export class CatalogReads {
     const always = this.tenant.views.alwaysLoaded(this.tenant.settings.current().default_defer).has;
     return {
       deferred: tools.filter((t) => !always.has(t.id)).map((t) => t.id),
-      servers: this.tenant.repo.serverSummaries(tools.map((t) => t.server), NAMESPACE_NAMES_SHOWN),
+      servers: this.tenant.repo.serverSummaries(
+        tools.map((t) => t.server),
+        NAMESPACE_NAMES_SHOWN,
+      ),
     };
   }
 }

@@ -25,7 +25,8 @@ interface ToolSql {
   [key: string]: SqlStorageValue;
 }
 
-const COLUMNS = "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, hash";
+const COLUMNS =
+  "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, hash";
 const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
 
 function fromSql(r: ToolSql): ToolRow {
@@ -70,7 +71,10 @@ export class CatalogRepo {
   getTools(ids: readonly string[]): ToolRow[] {
     const found = new Map<string, ToolRow>();
     for (const part of chunks(ids)) {
-      for (const r of this.sql.exec<ToolSql>(`SELECT ${COLUMNS} FROM tools WHERE id IN (${placeholders(part.length)})`, ...part)) {
+      for (const r of this.sql.exec<ToolSql>(
+        `SELECT ${COLUMNS} FROM tools WHERE id IN (${placeholders(part.length)})`,
+        ...part,
+      )) {
         found.set(r.id, fromSql(r));
       }
     }
@@ -86,7 +90,10 @@ export class CatalogRepo {
   hashes(ids: readonly string[]): Map<string, string> {
     const out = new Map<string, string>();
     for (const part of chunks(ids)) {
-      for (const r of this.sql.exec<{ id: string; hash: string }>(`SELECT id, hash FROM tools WHERE id IN (${placeholders(part.length)})`, ...part)) {
+      for (const r of this.sql.exec<{ id: string; hash: string }>(
+        `SELECT id, hash FROM tools WHERE id IN (${placeholders(part.length)})`,
+        ...part,
+      )) {
         out.set(r.id, r.hash);
       }
     }
@@ -97,7 +104,10 @@ export class CatalogRepo {
   modelNameOwners(names: readonly string[]): Map<string, string> {
     const out = new Map<string, string>();
     for (const part of chunks(names)) {
-      for (const r of this.sql.exec<{ id: string; model_name: string }>(`SELECT id, model_name FROM tools WHERE model_name IN (${placeholders(part.length)})`, ...part)) {
+      for (const r of this.sql.exec<{ id: string; model_name: string }>(
+        `SELECT id, model_name FROM tools WHERE model_name IN (${placeholders(part.length)})`,
+        ...part,
+      )) {
         out.set(r.model_name, r.id);
       }
     }
@@ -128,11 +138,15 @@ export class CatalogRepo {
   }
 
   deleteTools(ids: readonly string[]): void {
-    for (const part of chunks(ids)) this.sql.exec(`DELETE FROM tools WHERE id IN (${placeholders(part.length)})`, ...part);
+    for (const part of chunks(ids))
+      this.sql.exec(`DELETE FROM tools WHERE id IN (${placeholders(part.length)})`, ...part);
   }
 
   serverToolIds(server: string): string[] {
-    return this.sql.exec<{ id: string }>(`SELECT id FROM tools WHERE server = ?`, server).toArray().map((r) => r.id);
+    return this.sql
+      .exec<{ id: string }>(`SELECT id FROM tools WHERE server = ?`, server)
+      .toArray()
+      .map((r) => r.id);
   }
 
   /** The names among `names` that are not servers of this catalog yet (each once). */
@@ -140,7 +154,11 @@ export class CatalogRepo {
     const wanted = [...new Set(names)];
     const known = new Set<string>();
     for (const part of chunks(wanted)) {
-      for (const r of this.sql.exec<{ name: string }>(`SELECT name FROM servers WHERE name IN (${placeholders(part.length)})`, ...part)) known.add(r.name);
+      for (const r of this.sql.exec<{ name: string }>(
+        `SELECT name FROM servers WHERE name IN (${placeholders(part.length)})`,
+        ...part,
+      ))
+        known.add(r.name);
     }
     return wanted.filter((name) => !known.has(name));
   }
@@ -154,12 +172,19 @@ export class CatalogRepo {
   }
 
   setServerDefer(server: string, deferTools: Defer): void {
-    this.sql.exec(`INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET defer_tools = excluded.defer_tools`, server, deferTools);
+    this.sql.exec(
+      `INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET defer_tools = excluded.defer_tools`,
+      server,
+      deferTools,
+    );
   }
 
   /** The server's stored deferTools; null when the server is not in the catalog. */
   serverDefer(server: string): Defer | null {
-    return (this.sql.exec<{ defer_tools: string }>(`SELECT defer_tools FROM servers WHERE name = ?`, server).toArray()[0]?.defer_tools as Defer | undefined) ?? null;
+    return (
+      (this.sql.exec<{ defer_tools: string }>(`SELECT defer_tools FROM servers WHERE name = ?`, server).toArray()[0]
+        ?.defer_tools as Defer | undefined) ?? null
+    );
   }
 
   serverExists(server: string): boolean {
@@ -175,8 +200,8 @@ export class CatalogRepo {
   listTools(options: { after?: string | undefined; server?: string | undefined; limit: number }): ToolRow[] {
     const where: string[] = [];
     const params: string[] = [];
-    if (options.after !== undefined) (where.push("id > ?"), params.push(options.after));
-    if (options.server !== undefined) (where.push("server = ?"), params.push(options.server));
+    if (options.after !== undefined) where.push("id > ?"), params.push(options.after);
+    if (options.server !== undefined) where.push("server = ?"), params.push(options.server);
     const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
     return this.sql
       .exec<ToolSql>(`SELECT ${COLUMNS} FROM tools ${clause} ORDER BY id LIMIT ?`, ...params, options.limit)

@@ -74,7 +74,13 @@ export class CatalogViews {
         deferredCount += 1;
       }
     }
-    const set: AlwaysLoadedSet = { ids, names, has: new Set(ids), deferredServers: [...deferredServers].sort(), deferredCount };
+    const set: AlwaysLoadedSet = {
+      ids,
+      names,
+      has: new Set(ids),
+      deferredServers: [...deferredServers].sort(),
+      deferredCount,
+    };
     this.always = { key, set };
     return set;
   }
@@ -84,18 +90,25 @@ export class CatalogViews {
    * every tool with that bare name (sorted by id).
    */
   idsFor(ref: string): string[] {
-    const ids = (query: string) => this.sql.exec<{ id: string }>(query, ref).toArray().map((r) => r.id);
+    const ids = (query: string) =>
+      this.sql
+        .exec<{ id: string }>(query, ref)
+        .toArray()
+        .map((r) => r.id);
     if (ref.includes("::")) return ids(`SELECT id FROM tools WHERE id = ?`);
     const byModelName = ids(`SELECT id FROM tools WHERE model_name = ?`);
     return byModelName.length ? byModelName : ids(`SELECT id FROM tools WHERE name = ? ORDER BY id`);
   }
 
   /** A page of the deferred list, by tool id after `after`. */
-  deferredPage(tenantDefault: Defer, options: { after?: string | undefined; server?: string | undefined; limit: number }): { lines: DeferredLine[]; next: string | null } {
+  deferredPage(
+    tenantDefault: Defer,
+    options: { after?: string | undefined; server?: string | undefined; limit: number },
+  ): { lines: DeferredLine[]; next: string | null } {
     const where: string[] = [];
     const params: string[] = [];
-    if (options.after !== undefined) (where.push("t.id > ?"), params.push(options.after));
-    if (options.server !== undefined) (where.push("t.server = ?"), params.push(options.server));
+    if (options.after !== undefined) where.push("t.id > ?"), params.push(options.after);
+    if (options.server !== undefined) where.push("t.server = ?"), params.push(options.server);
     const cursor = this.sql.exec<{ id: string; description: string; defer: string | null; defer_tools: string | null }>(
       `SELECT t.id AS id, t.description AS description, t.defer AS defer, s.defer_tools AS defer_tools
          FROM tools t LEFT JOIN servers s ON s.name = t.server ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY t.id`,
@@ -122,7 +135,12 @@ export class CatalogViews {
       tools: { total: 0, always_loaded: 0, deferred: 0 },
       tokens: { catalog: 0, always_loaded: 0, deferred_definitions: 0, deferred_list: 0 },
     };
-    for (const r of this.sql.exec<{ defer: string | null; defer_tools: string | null; definition: number; line: number }>(
+    for (const r of this.sql.exec<{
+      defer: string | null;
+      defer_tools: string | null;
+      definition: number;
+      line: number;
+    }>(
       `SELECT t.defer AS defer, s.defer_tools AS defer_tools, k.definition AS definition, k.line AS line
          FROM tools t LEFT JOIN servers s ON s.name = t.server JOIN tool_tokens k ON k.id = t.id`,
     )) {
@@ -148,22 +166,43 @@ export class CatalogViews {
    */
   private countMissing(count: TokenCounter): void {
     const stale = this.sql
-      .exec<{ id: string }>(`SELECT t.id AS id FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS NULL OR k.hash <> t.hash`)
+      .exec<{ id: string }>(
+        `SELECT t.id AS id FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS NULL OR k.hash <> t.hash`,
+      )
       .toArray()
       .map((r) => r.id);
     for (let i = 0; i < stale.length; i += IN_CHUNK) {
       const part = stale.slice(i, i + IN_CHUNK);
       const rows = this.sql
-        .exec<{ id: string; hash: string; server: string; name: string; model_name: string; description: string; input_schema: string }>(
+        .exec<{
+          id: string;
+          hash: string;
+          server: string;
+          name: string;
+          model_name: string;
+          description: string;
+          input_schema: string;
+        }>(
           `SELECT id, hash, server, name, model_name, description, input_schema FROM tools WHERE id IN (${part.map(() => "?").join(", ")})`,
           ...part,
         )
         .toArray();
       for (const r of rows) {
-        const definition = count(definitionText({ server: r.server, name: r.name, description: r.description, inputSchema: JSON.parse(r.input_schema) }, r.model_name));
+        const definition = count(
+          definitionText(
+            { server: r.server, name: r.name, description: r.description, inputSchema: JSON.parse(r.input_schema) },
+            r.model_name,
+          ),
+        );
         // One line of the deferred list, plus its newline.
         const line = count(deferredLine(r.id, r.description).line) + 1;
-        this.sql.exec(`INSERT OR REPLACE INTO tool_tokens (id, hash, definition, line) VALUES (?, ?, ?, ?)`, r.id, r.hash, definition, line);
+        this.sql.exec(
+          `INSERT OR REPLACE INTO tool_tokens (id, hash, definition, line) VALUES (?, ?, ?, ?)`,
+          r.id,
+          r.hash,
+          definition,
+          line,
+        );
       }
     }
   }

@@ -25,7 +25,10 @@ interface ServerWrite {
   deferTools: Defer | null;
 }
 
-type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "alarms" | "config" | "transaction">;
+type Parts = Pick<
+  TenantParts,
+  "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "alarms" | "config" | "transaction"
+>;
 
 export class CatalogWrites {
   private readonly tenant: Parts;
@@ -87,23 +90,36 @@ export class CatalogWrites {
     const added = rows.filter((r) => !existing.has(r.id)).length;
     const total = repo.countTools() + added - removals.length;
     if (total > limits.max_tools_per_tenant) {
-      return fail("conflict", `This change would leave ${total} tools in the catalog, more than a tenant may hold ${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`);
+      return fail(
+        "conflict",
+        `This change would leave ${total} tools in the catalog, more than a tenant may hold ${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`,
+      );
     }
     const newServers = repo.missingServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
     const servers = repo.countServers() + newServers.length;
     if (newServers.length > 0 && servers > limits.max_servers_per_tenant) {
-      return fail("conflict", `This change would leave ${servers} servers in the catalog, more than a tenant may hold ${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`);
+      return fail(
+        "conflict",
+        `This change would leave ${servers} servers in the catalog, more than a tenant may hold ${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`,
+      );
     }
     const clash = this.modelNameClashes(changed, new Set(removals));
     if (clash.length > 0) {
-      return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, { clashes: clash });
+      return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, {
+        clashes: clash,
+      });
     }
     // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
     const deferChanges = server?.deferTools != null && repo.serverDefer(server.server) !== server.deferTools;
     if (changed.length === 0 && removals.length === 0 && newServers.length === 0 && !deferChanges) {
       return ok({ revision: meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });
     }
-    const counts = { added, updated: changed.length - added, unchanged: rows.length - changed.length, removed: removals.length };
+    const counts = {
+      added,
+      updated: changed.length - added,
+      unchanged: rows.length - changed.length,
+      removed: removals.length,
+    };
     let revision = 0;
     this.tenant.transaction(() => {
       repo.deleteTools(removals);
@@ -112,8 +128,17 @@ export class CatalogWrites {
       repo.ensureServers(newServers);
       if (server?.deferTools) repo.setServerDefer(server.server, server.deferTools);
       revision = this.bumpRevision();
-      if (server) this.tenant.auditLog.record(caller, "server.replace", { server: server.server, ...counts, ...(server.deferTools ? { defer_tools: server.deferTools } : {}) });
-      else this.tenant.auditLog.record(caller, "tools.upsert", { ...counts, servers: new Set(rows.map((r) => r.server)).size });
+      if (server)
+        this.tenant.auditLog.record(caller, "server.replace", {
+          server: server.server,
+          ...counts,
+          ...(server.deferTools ? { defer_tools: server.deferTools } : {}),
+        });
+      else
+        this.tenant.auditLog.record(caller, "tools.upsert", {
+          ...counts,
+          servers: new Set(rows.map((r) => r.server)).size,
+        });
     });
     this.applied(changed, removals);
     return ok({ revision, ...counts });

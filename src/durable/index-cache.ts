@@ -65,9 +65,11 @@ export class IndexCache {
   /** The index from the rows, read lazily: ToolIndex works in slices, so parsed rows never pile up. */
   private rebuild(): ToolIndex {
     const repo = this.repo;
-    return ToolIndex.fromTools((function* () {
-      for (const row of repo.allTools()) yield searchable(row);
-    })());
+    return ToolIndex.fromTools(
+      (function* () {
+        for (const row of repo.allTools()) yield searchable(row);
+      })(),
+    );
   }
 
   /** Applies a committed catalog change to the loaded index; an index not in memory is left to load later. */
@@ -84,7 +86,10 @@ export class IndexCache {
   }
 
   snapshotIsCurrent(): boolean {
-    return this.meta.number("snapshot_revision") === this.meta.number("revision") && this.meta.number("snapshot_index_version") === INDEX_VERSION;
+    return (
+      this.meta.number("snapshot_revision") === this.meta.number("revision") &&
+      this.meta.number("snapshot_index_version") === INDEX_VERSION
+    );
   }
 
   /** Whether a cold start would rebuild instead of restoring: the snapshot is stale, missing or damaged. */
@@ -117,7 +122,8 @@ export class IndexCache {
 
   private restore(): { index: ToolIndex | null; reason?: string } {
     if (this.meta.get("snapshot_revision") === null) return { index: null, reason: "no snapshot" };
-    if (!this.snapshotIsCurrent()) return { index: null, reason: "snapshot is older than the catalog or index version" };
+    if (!this.snapshotIsCurrent())
+      return { index: null, reason: "snapshot is older than the catalog or index version" };
     const read = this.readChunks();
     if (typeof read === "string") return this.broken(read);
     try {
@@ -145,7 +151,9 @@ export class IndexCache {
     const bytes = new Uint8Array(size);
     let at = 0;
     let seq = 0;
-    for (const row of this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(`SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`)) {
+    for (const row of this.sql.exec<{ seq: number; data: ArrayBuffer; crc: number }>(
+      `SELECT seq, data, crc FROM snapshot_chunks ORDER BY seq`,
+    )) {
       if (row.seq !== seq) return "snapshot chunk missing";
       const part = new Uint8Array(row.data);
       if (at + part.length > size) return "snapshot chunks larger than recorded";

@@ -9,7 +9,9 @@
 import { z } from "zod";
 
 export const SCOPES = ["search", "write", "admin"] as const;
-export const ScopeSchema = z.enum(SCOPES).describe("search: search and sessions; write: the catalog; admin: keys and settings");
+export const ScopeSchema = z
+  .enum(SCOPES)
+  .describe("search: search and sessions; write: the catalog; admin: keys and settings");
 export type Scope = z.infer<typeof ScopeSchema>;
 
 /** Tenant ids: 1-63 of a-z 0-9 -, starting with a letter or digit (no `_`, so keys split one way). */

@@ -24,6 +24,10 @@ export class Meta {
   }
 
   set(key: string, value: string | number): void {
-    this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, String(value));
+    this.sql.exec(
+      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      key,
+      String(value),
+    );
   }
 }

@@ -36,7 +36,10 @@ const MIGRATIONS: string[][] = [
     `CREATE INDEX tools_by_name ON tools (name)`,
   ],
   // Turns for clients that cannot announce them (MCP, issue 7): a quiet spell starts the next one.
-  [`ALTER TABLE sessions ADD COLUMN turn_idle_seconds INTEGER`, `ALTER TABLE sessions ADD COLUMN last_search_at INTEGER`],
+  [
+    `ALTER TABLE sessions ADD COLUMN turn_idle_seconds INTEGER`,
+    `ALTER TABLE sessions ADD COLUMN last_search_at INTEGER`,
+  ],
   // Audit trail (issue 6): one row per change to keys, settings or the catalog. AUTOINCREMENT so
   // a sequence number is never reused once retention drops old rows (page cursors rely on it).
   [

@@ -58,7 +58,10 @@ export function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;
 }
 
-type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "settings" | "sessions" | "reads" | "config" | "transaction">;
+type Parts = Pick<
+  TenantParts,
+  "repo" | "index" | "sessionStore" | "settings" | "sessions" | "reads" | "config" | "transaction"
+>;
 
 export class SearchService {
   private readonly tenant: Parts;
@@ -70,7 +73,10 @@ export class SearchService {
   search(input: SearchInput): Result<SearchOutput> {
     const result = input.session_id === undefined ? this.run(input) : this.inSession(input.session_id, input);
     if (!result.ok || !input.with_export_facts) return result;
-    return ok({ ...result.value, facts: this.tenant.reads.exportFacts(result.value.results.map((r) => ({ id: r.tool_id, server: r.server }))) });
+    return ok({
+      ...result.value,
+      facts: this.tenant.reads.exportFacts(result.value.results.map((r) => ({ id: r.tool_id, server: r.server }))),
+    });
   }
 
   /**
@@ -88,7 +94,8 @@ export class SearchService {
     if (!idleTurn && isExhausted(session.turnSearches, cap)) {
       // A refused attempt still keeps an idle-turn session's clock running: a model hammering a
       // spent budget is still in the same turn.
-      if (session.turnIdleSeconds !== null) this.tenant.transaction(() => sessionStore.markSearchAttempt(session.id, now));
+      if (session.turnIdleSeconds !== null)
+        this.tenant.transaction(() => sessionStore.markSearchAttempt(session.id, now));
       return { ok: false, error: budgetExhausted(cap) };
     }
     return this.tenant.transaction((): Result<SearchOutput> => {
@@ -117,7 +124,9 @@ export class SearchService {
     const weights = this.tenant.settings.current().field_weights;
     return {
       ...DEFAULT_BM25F,
-      fields: Object.fromEntries(FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }])) as Bm25fParams["fields"],
+      fields: Object.fromEntries(
+        FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }]),
+      ) as Bm25fParams["fields"],
     };
   }
 
@@ -131,7 +140,12 @@ export class SearchService {
     if (input.tool_id !== undefined) {
       const row = this.tenant.repo.getTool(input.tool_id);
       if (!row) return unknownTool(this.tenant.index.get(), input.tool_id);
-      return ok({ results: [{ ...summary(row), score: null, match: "tool-id" }], activated: [], threshold, ...(input.with_rows ? { rows: [row] } : {}) });
+      return ok({
+        results: [{ ...summary(row), score: null, match: "tool-id" }],
+        activated: [],
+        threshold,
+        ...(input.with_rows ? { rows: [row] } : {}),
+      });
     }
 
     const query = input.query!;
@@ -156,7 +170,9 @@ export class SearchService {
     let message: string | undefined;
     if (results.length === 0) {
       // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
-      const closest = index.search(query, { ...options, limit: 3, threshold: 0 }).filter((h) => h.score >= threshold / 2);
+      const closest = index
+        .search(query, { ...options, limit: 3, threshold: 0 })
+        .filter((h) => h.score >= threshold / 2);
       message =
         closest.length > 0
           ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
@@ -164,12 +180,24 @@ export class SearchService {
           : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
             `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`;
     }
-    return ok({ results, activated: [], threshold, ...(message ? { message } : {}), ...(input.with_rows ? { rows } : {}) });
+    return ok({
+      results,
+      activated: [],
+      threshold,
+      ...(message ? { message } : {}),
+      ...(input.with_rows ? { rows } : {}),
+    });
   }
 }
 
 function summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
-  return { tool_id: row.id, server: row.server, name: row.name, model_name: modelName(row), description: row.description };
+  return {
+    tool_id: row.id,
+    server: row.server,
+    name: row.name,
+    model_name: modelName(row),
+    description: row.description,
+  };
 }
 
 /** An explanation as the API shows it: rounded like scores. */

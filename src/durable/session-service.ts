@@ -11,7 +11,14 @@ import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { sessionAlwaysLoaded } from "../sessions/always-loaded.ts";
 import { budget, budgetCap, type Budget } from "../sessions/budget.ts";
 import { ambiguousNameMessage, notActiveMessage, unknownSessionMessage } from "../sessions/rescue.ts";
-import { isExpired, sessionView, turnStep, type SessionOptions, type SessionRecord, type SessionView } from "../sessions/session.ts";
+import {
+  isExpired,
+  sessionView,
+  turnStep,
+  type SessionOptions,
+  type SessionRecord,
+  type SessionView,
+} from "../sessions/session.ts";
 import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
 import { ALPHABET, randomString } from "./keys.ts";
@@ -24,7 +31,10 @@ export interface SessionToolList {
   entries: ListEntry[];
 }
 
-type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "settings" | "alarms" | "config" | "transaction">;
+type Parts = Pick<
+  TenantParts,
+  "meta" | "sessionStore" | "repo" | "views" | "settings" | "alarms" | "config" | "transaction"
+>;
 
 export class SessionService {
   private readonly tenant: Parts;
@@ -37,7 +47,10 @@ export class SessionService {
    * Creates a session. Creating it again with the same options (a retried request) answers the
    * existing session with `created: false`; the same id with other options is a conflict.
    */
-  async create(options: SessionOptions, tools: SessionTool[] | null): Promise<Result<{ created: boolean; session: SessionView }>> {
+  async create(
+    options: SessionOptions,
+    tools: SessionTool[] | null,
+  ): Promise<Result<{ created: boolean; session: SessionView }>> {
     const { sessionStore: store } = this.tenant;
     const now = Date.now();
     const settings = this.tenant.settings.current();
@@ -47,7 +60,10 @@ export class SessionService {
     const existing = store.get(id);
     if (existing && !isExpired(existing, now)) {
       if (existing.fingerprint !== fingerprint) {
-        return fail("conflict", `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`);
+        return fail(
+          "conflict",
+          `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`,
+        );
       }
       this.touch(existing, now);
       return ok({ created: false, session: this.view(existing) });
@@ -114,7 +130,10 @@ export class SessionService {
   }
 
   /** Replaces the session's client tools as one step; the answer carries the `tools_version` it produced. */
-  replaceTools(sessionId: string, tools: SessionTool[]): Result<{ session_id: string; tools_version: number; tools: string[] }> {
+  replaceTools(
+    sessionId: string,
+    tools: SessionTool[],
+  ): Result<{ session_id: string; tools_version: number; tools: string[] }> {
     return this.with(sessionId, (session) => {
       const clash = this.clashes(tools);
       if (clash) return clash;
@@ -127,7 +146,12 @@ export class SessionService {
   toolListOf(sessionId: string): Result<SessionToolList> {
     return this.with(sessionId, (session) => {
       const entries = this.toolList(session);
-      return ok({ session_id: session.id, turn: session.turn, budget: budget(session.turnSearches, this.cap(session)), entries });
+      return ok({
+        session_id: session.id,
+        turn: session.turn,
+        budget: budget(session.turnSearches, this.cap(session)),
+        entries,
+      });
     });
   }
 
@@ -169,7 +193,9 @@ export class SessionService {
   }
 
   notFound(sessionId: string): { ok: false; error: ApiError } {
-    return fail("not-found", unknownSessionMessage(sessionId, this.tenant.meta.tenantId() ?? "?"), { session_id: sessionId });
+    return fail("not-found", unknownSessionMessage(sessionId, this.tenant.meta.tenantId() ?? "?"), {
+      session_id: sessionId,
+    });
   }
 
   cap(session: SessionRecord): number {
@@ -211,12 +237,23 @@ export class SessionService {
   }
 
   private toolList(session: SessionRecord): ListEntry[] {
-    const catalogEntry = (source: "always-loaded" | "activated") => (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
+    const catalogEntry =
+      (source: "always-loaded" | "activated") =>
+      (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
     return composeToolList({
-      toolSearch: { name: TOOL_SEARCH_NAME, source: "tool_search", tool_id: null, tool: this.toolSearchTool(this.cap(session)) },
+      toolSearch: {
+        name: TOOL_SEARCH_NAME,
+        source: "tool_search",
+        tool_id: null,
+        tool: this.toolSearchTool(this.cap(session)),
+      },
       alwaysLoaded: this.tenant.repo.getTools(this.alwaysLoaded(session).ids).map(catalogEntry("always-loaded")),
-      session: this.tenant.sessionStore.tools(session.id).map((tool) => ({ name: tool.name, source: "session", tool_id: null, tool: sessionToolRow(tool) })),
-      activated: this.tenant.repo.getTools(this.tenant.sessionStore.activated(session.id)).map(catalogEntry("activated")),
+      session: this.tenant.sessionStore
+        .tools(session.id)
+        .map((tool) => ({ name: tool.name, source: "session", tool_id: null, tool: sessionToolRow(tool) })),
+      activated: this.tenant.repo
+        .getTools(this.tenant.sessionStore.activated(session.id))
+        .map(catalogEntry("activated")),
     });
   }
 
@@ -231,7 +268,9 @@ export class SessionService {
       return fail("conflict", ambiguousNameMessage(name, ids), { tool_ids: ids });
     }
     const callable = list.filter((e) => e.source === "always-loaded" || e.source === "session").map((e) => e.name);
-    return fail("tool-not-active", notActiveMessage(name, callable), { in_catalog: this.tenant.views.idsFor(name).length > 0 });
+    return fail("tool-not-active", notActiveMessage(name, callable), {
+      in_catalog: this.tenant.views.idsFor(name).length > 0,
+    });
   }
 
   /** A session tool may not take a catalog tool's model-facing name (see sessions/session-tools.ts). */
@@ -239,8 +278,12 @@ export class SessionService {
     const owners = this.tenant.repo.modelNameOwners(tools.map((t) => t.name));
     if (owners.size === 0) return null;
     const pairs = [...owners].map(([name, id]) => `'${name}' (catalog tool ${id})`);
-    return fail("conflict", `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. Rename them; the previous tools stay in place.`, {
-      clashes: [...owners.keys()],
-    });
+    return fail(
+      "conflict",
+      `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. Rename them; the previous tools stay in place.`,
+      {
+        clashes: [...owners.keys()],
+      },
+    );
   }
 }

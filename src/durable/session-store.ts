@@ -138,16 +138,27 @@ export class SessionStore {
   }
 
   isActivated(id: string, toolId: string): boolean {
-    return this.sql.exec(`SELECT 1 FROM session_activations WHERE session_id = ? AND tool_id = ?`, id, toolId).toArray().length > 0;
+    return (
+      this.sql.exec(`SELECT 1 FROM session_activations WHERE session_id = ? AND tool_id = ?`, id, toolId).toArray()
+        .length > 0
+    );
   }
 
   /** Appends tools to the session's activated set, after everything activated before. */
   activate(id: string, toolIds: readonly string[], turn: number): void {
     if (toolIds.length === 0) return;
-    let seq = this.sql.exec<{ seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM session_activations WHERE session_id = ?`, id).one().seq;
+    let seq = this.sql
+      .exec<{ seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM session_activations WHERE session_id = ?`, id)
+      .one().seq;
     for (const toolId of toolIds) {
       seq += 1;
-      this.sql.exec(`INSERT OR IGNORE INTO session_activations (session_id, tool_id, seq, turn) VALUES (?, ?, ?, ?)`, id, toolId, seq, turn);
+      this.sql.exec(
+        `INSERT OR IGNORE INTO session_activations (session_id, tool_id, seq, turn) VALUES (?, ?, ?, ?)`,
+        id,
+        toolId,
+        seq,
+        turn,
+      );
     }
   }
 
@@ -178,7 +189,15 @@ export class SessionStore {
   /** Replaces the session's client tools and bumps its tools_version; returns the new version. */
   replaceTools(id: string, tools: readonly SessionTool[]): number {
     this.sql.exec(`DELETE FROM session_tools WHERE session_id = ?`, id);
-    tools.forEach((tool, position) => this.sql.exec(`INSERT INTO session_tools (session_id, position, name, content) VALUES (?, ?, ?, ?)`, id, position, tool.name, JSON.stringify(tool)));
+    tools.forEach((tool, position) =>
+      this.sql.exec(
+        `INSERT INTO session_tools (session_id, position, name, content) VALUES (?, ?, ?, ?)`,
+        id,
+        position,
+        tool.name,
+        JSON.stringify(tool),
+      ),
+    );
     this.sql.exec(`UPDATE sessions SET tools_version = tools_version + 1 WHERE id = ?`, id);
     return this.sql.exec<{ v: number }>(`SELECT tools_version AS v FROM sessions WHERE id = ?`, id).one().v;
   }

@@ -19,7 +19,14 @@ import type { ListEntry } from "../sessions/tool-list.ts";
 import { Access, type Caller, type KeyInfo, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog, type AuditEntry } from "./audit-log.ts";
-import { CatalogReads, type CatalogInfo, type ExportPage, type PageOptions, type PlanOutput, type PlanRequest } from "./catalog-reads.ts";
+import {
+  CatalogReads,
+  type CatalogInfo,
+  type ExportPage,
+  type PageOptions,
+  type PlanOutput,
+  type PlanRequest,
+} from "./catalog-reads.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites, type BatchCounts } from "./catalog-writes.ts";
@@ -79,7 +86,11 @@ export class TenantObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => migrate(sql));
   }
 
-  private async guarded<T>(caller: Caller, scope: Scope, work: () => Result<T> | Promise<Result<T>>): Promise<Result<T>> {
+  private async guarded<T>(
+    caller: Caller,
+    scope: Scope,
+    work: () => Result<T> | Promise<Result<T>>,
+  ): Promise<Result<T>> {
     const denied = await this.auth.authorize(caller, scope);
     return denied ? { ok: false, error: denied } : work();
   }
@@ -92,7 +103,10 @@ export class TenantObject extends DurableObject<Env> {
   // ---- tenant, settings, synonyms, audit ----------------------------------------------------------
 
   /** Operator only (checked by the Worker). */
-  async createTenant(id: string, settings: Partial<Settings> = {}): Promise<Result<{ id: string; created_at: string; settings: Settings }>> {
+  async createTenant(
+    id: string,
+    settings: Partial<Settings> = {},
+  ): Promise<Result<{ id: string; created_at: string; settings: Settings }>> {
     return this.settings.createTenant(id, settings);
   }
 
@@ -113,7 +127,10 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => this.settings.replaceSynonyms(caller, synonyms));
   }
 
-  async auditTrail(caller: Caller, options: { before?: number | undefined; limit: number }): Promise<Result<{ entries: AuditEntry[]; more: boolean }>> {
+  async auditTrail(
+    caller: Caller,
+    options: { before?: number | undefined; limit: number },
+  ): Promise<Result<{ entries: AuditEntry[]; more: boolean }>> {
     return this.guarded(caller, "admin", () => ok(this.auditLog.page(options)));
   }
 
@@ -138,7 +155,12 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** setTools semantics: after this, the server holds exactly `rows` (an empty list removes them all). */
-  async replaceServer(caller: Caller, server: string, rows: ToolRow[], deferTools: Defer | null): Promise<Result<BatchCounts>> {
+  async replaceServer(
+    caller: Caller,
+    server: string,
+    rows: ToolRow[],
+    deferTools: Defer | null,
+  ): Promise<Result<BatchCounts>> {
     return this.guarded(caller, "write", () => this.writes.replaceServer(caller, server, rows, deferTools));
   }
 
@@ -165,7 +187,10 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** A page of the compact deferred list (`server::tool: description`), by tool id. */
-  async deferredList(caller: Caller, options: PageOptions): Promise<Result<{ revision: number; lines: DeferredLine[]; next: string | null }>> {
+  async deferredList(
+    caller: Caller,
+    options: PageOptions,
+  ): Promise<Result<{ revision: number; lines: DeferredLine[]; next: string | null }>> {
     return this.guarded(caller, "search", () => this.reads.deferredList(options));
   }
 
@@ -191,7 +216,11 @@ export class TenantObject extends DurableObject<Env> {
    * Creates a session. Creating it again with the same options (a retried request) answers the
    * existing session with `created: false`; the same id with other options is a conflict.
    */
-  async createSession(caller: Caller, options: SessionOptions, tools: SessionTool[] | null): Promise<Result<{ created: boolean; session: SessionView }>> {
+  async createSession(
+    caller: Caller,
+    options: SessionOptions,
+    tools: SessionTool[] | null,
+  ): Promise<Result<{ created: boolean; session: SessionView }>> {
     return this.guarded(caller, "search", () => this.sessions.create(options, tools));
   }
 
@@ -201,7 +230,11 @@ export class TenantObject extends DurableObject<Env> {
    */
   async openMcpSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
     const idle = this.settings.current().mcp_turn_idle_seconds;
-    const created = await this.createSession(caller, { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) }, null);
+    const created = await this.createSession(
+      caller,
+      { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) },
+      null,
+    );
     return created.ok ? ok(created.value.session) : created;
   }
 
@@ -223,8 +256,14 @@ export class TenantObject extends DurableObject<Env> {
    * they reach this object, authorisation included since it awaits, so concurrent replacements
    * apply one at a time, in that order.
    */
-  async setSessionTools(caller: Caller, sessionId: string, tools: SessionTool[]): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
-    const run = this.toolReplacements.then(() => this.guarded(caller, "search", () => this.sessions.replaceTools(sessionId, tools)));
+  async setSessionTools(
+    caller: Caller,
+    sessionId: string,
+    tools: SessionTool[],
+  ): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
+    const run = this.toolReplacements.then(() =>
+      this.guarded(caller, "search", () => this.sessions.replaceTools(sessionId, tools)),
+    );
     this.toolReplacements = run.catch(() => undefined);
     return run;
   }

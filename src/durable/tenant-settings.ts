@@ -16,7 +16,9 @@ export interface TenantSynonyms {
 }
 
 function invalid(what: string, error: z.ZodError) {
-  return fail("invalid-request", `${what} are not valid`, { issues: error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+  return fail("invalid-request", `${what} are not valid`, {
+    issues: error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+  });
 }
 
 type Parts = Pick<TenantParts, "meta" | "auditLog" | "config" | "transaction">;
@@ -31,7 +33,10 @@ export class TenantSettings {
   }
 
   /** Operator only (checked by the Worker). */
-  createTenant(id: string, settings: Partial<Settings>): Result<{ id: string; created_at: string; settings: Settings }> {
+  createTenant(
+    id: string,
+    settings: Partial<Settings>,
+  ): Result<{ id: string; created_at: string; settings: Settings }> {
     if (this.tenant.meta.tenantId()) return fail("conflict", `Tenant '${id}' already exists.`);
     const parsed = SettingsSchema.safeParse(settings);
     if (!parsed.success) return invalid("settings", parsed.error);

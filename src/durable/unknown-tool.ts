@@ -13,6 +13,8 @@ export function unknownTool(index: ToolIndex, id: string): { ok: false; error: A
   const sameName = index.search(name, { limit: 5, threshold: Infinity }).map((h) => h.id);
   const similar = index.search(id, { limit: 5, threshold: 0 }).map((h) => h.id);
   const suggestions = [...new Set([...sameName, ...similar])].filter((s) => s !== id).slice(0, 5);
-  const hint = suggestions.length ? ` Did you mean: ${suggestions.join(", ")}?` : " Search with a query to find the right id.";
+  const hint = suggestions.length
+    ? ` Did you mean: ${suggestions.join(", ")}?`
+    : " Search with a query to find the right id.";
   return fail("not-found", `No tool '${id}' in this catalog.${hint}`, { suggestions });
 }

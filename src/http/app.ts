@@ -35,17 +35,29 @@ const healthz = createRoute({
   tags: ["service"],
   summary: "Liveness: answers while the Worker runs (no token)",
   security: [],
-  responses: { 200: { description: "Alive", content: { "application/json": { schema: z.object({ ok: z.literal(true) }) } } } },
+  responses: {
+    200: { description: "Alive", content: { "application/json": { schema: z.object({ ok: z.literal(true) }) } } },
+  },
 });
 
 export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) return validationError(c, result.target === "json" ? "request body" : `${result.target} parameters`, result.error.issues);
+      if (!result.success)
+        return validationError(
+          c,
+          result.target === "json" ? "request body" : `${result.target} parameters`,
+          result.error.issues,
+        );
     },
   });
   app.onError(onError);
-  app.notFound((c) => sendError(c, errorBody("not-found", `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /openapi.json for the API.`)));
+  app.notFound((c) =>
+    sendError(
+      c,
+      errorBody("not-found", `No route ${c.req.method} ${new URL(c.req.url).pathname}. See /openapi.json for the API.`),
+    ),
+  );
 
   app.use("*", async (c, next) => {
     c.set("config", config);
@@ -59,7 +71,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   });
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
-    if (!TENANT_ID.test(tenant)) refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
+    if (!TENANT_ID.test(tenant))
+      refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
     await admit(c, await callerFor(c, tenant, config));
     c.set("tenantId", tenant);
     c.set("tenant", tenantStub(c.env, tenant));
@@ -72,7 +85,10 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       onError: (c) =>
         sendError(
           c,
-          errorBody("payload-too-large", `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches ${limitNote("max_body_bytes", config.limits)}.`),
+          errorBody(
+            "payload-too-large",
+            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
+          ),
         ),
     }),
   );
@@ -98,7 +114,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     info: {
       title: "tool-search",
       version: API_VERSION,
-      description: "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
+      description:
+        "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
     },
   });
   // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN
@@ -136,7 +153,10 @@ export function handle(request: Request, env: Env, ctx: ExecutionContext): Respo
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       console.error(`configuration error: ${e.message}`);
-      return Response.json(errorBody("internal", "The service is misconfigured; its operator has been told (see the logs)."), { status: 500 });
+      return Response.json(
+        errorBody("internal", "The service is misconfigured; its operator has been told (see the logs)."),
+        { status: 500 },
+      );
     }
     apps.set(env, app);
   }

@@ -41,17 +41,27 @@ export async function callerFor(c: Context, tenant: string, config: ServiceConfi
   const digest = await hashSecret(token);
   if (await isOperator(digest, config)) return { caller: { kind: "operator" }, subject: { kind: "operator" } };
   const key = parseKey(token);
-  if (!key) return errorBody("unauthorized", "The bearer token is neither a tenant API key (tsk_...) nor the operator token.");
-  if (key.tenant !== tenant) return errorBody("forbidden", "This key belongs to another tenant; a key works only on its own tenant.");
-  return { caller: { kind: "key", keyId: key.keyId, secret: key.secret }, subject: { kind: "key", tokenDigest: digest } };
+  if (!key)
+    return errorBody("unauthorized", "The bearer token is neither a tenant API key (tsk_...) nor the operator token.");
+  if (key.tenant !== tenant)
+    return errorBody("forbidden", "This key belongs to another tenant; a key works only on its own tenant.");
+  return {
+    caller: { kind: "key", keyId: key.keyId, secret: key.secret },
+    subject: { kind: "key", tokenDigest: digest },
+  };
 }
 
 /** Operator-only routes (creating tenants). */
 export async function requireOperator(c: Context, config: ServiceConfig): Promise<Authenticated | ApiError> {
   const token = bearer(c);
   if (!token) return errorBody("unauthorized", "Send 'Authorization: Bearer <operator token>'.");
-  if (await isOperator(await hashSecret(token), config)) return { caller: { kind: "operator" }, subject: { kind: "operator" } };
-  if (!config.adminToken) return errorBody("unauthorized", "No operator token is configured on this deployment (set the ADMIN_TOKEN secret).");
+  if (await isOperator(await hashSecret(token), config))
+    return { caller: { kind: "operator" }, subject: { kind: "operator" } };
+  if (!config.adminToken)
+    return errorBody(
+      "unauthorized",
+      "No operator token is configured on this deployment (set the ADMIN_TOKEN secret).",
+    );
   if (parseKey(token)) return errorBody("forbidden", "Tenant keys cannot create tenants; use the operator token.");
   return errorBody("unauthorized", "The operator token is not valid.");
 }

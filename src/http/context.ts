@@ -9,7 +9,9 @@ import type { TenantObject } from "../durable/tenant-object.ts";
  * `unknown` JSON values (tool schemas), so the stub is viewed through this type instead.
  */
 export type TenantApi = {
-  [K in keyof TenantObject as TenantObject[K] extends (...args: never[]) => Promise<unknown> ? K : never]: TenantObject[K];
+  [K in keyof TenantObject as TenantObject[K] extends (...args: never[]) => Promise<unknown>
+    ? K
+    : never]: TenantObject[K];
 };
 
 export function tenantStub(env: Env, tenant: string): TenantApi {

@@ -12,7 +12,12 @@ import { ERROR_STATUS, errorBody, type ApiError, type ErrorCode, type Result } f
 
 export { errorBody };
 
-export function sendError(c: Context, error: ApiError, status: ContentfulStatusCode = ERROR_STATUS[error.error], headers: Record<string, string> = {}): Response {
+export function sendError(
+  c: Context,
+  error: ApiError,
+  status: ContentfulStatusCode = ERROR_STATUS[error.error],
+  headers: Record<string, string> = {},
+): Response {
   return c.json(error, status, headers);
 }
 
@@ -22,7 +27,11 @@ export class ApiFailure extends Error {
   readonly status: ContentfulStatusCode;
   readonly headers: Record<string, string>;
 
-  constructor(body: ApiError, status: ContentfulStatusCode = ERROR_STATUS[body.error], headers: Record<string, string> = {}) {
+  constructor(
+    body: ApiError,
+    status: ContentfulStatusCode = ERROR_STATUS[body.error],
+    headers: Record<string, string> = {},
+  ) {
     super(body.message);
     this.body = body;
     this.status = status;
@@ -50,9 +59,16 @@ export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiFailure) return sendError(c, err.body, err.status, err.headers);
   if (err instanceof HTTPException) {
     const status = err.status;
-    if (status === 413) return sendError(c, errorBody("payload-too-large", err.message || "The request body is too large."));
-    if (status === 415) return sendError(c, errorBody("invalid-request", "Send the body as JSON with Content-Type: application/json."), 415);
-    if (status === 400) return sendError(c, errorBody("invalid-request", `${err.message || "Bad request"}. Send a valid JSON body.`));
+    if (status === 413)
+      return sendError(c, errorBody("payload-too-large", err.message || "The request body is too large."));
+    if (status === 415)
+      return sendError(
+        c,
+        errorBody("invalid-request", "Send the body as JSON with Content-Type: application/json."),
+        415,
+      );
+    if (status === 400)
+      return sendError(c, errorBody("invalid-request", `${err.message || "Bad request"}. Send a valid JSON body.`));
     if (status === 401) return sendError(c, errorBody("unauthorized", err.message));
     if (status === 403) return sendError(c, errorBody("forbidden", err.message));
     if (status === 404) return sendError(c, errorBody("not-found", err.message));

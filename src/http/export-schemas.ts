@@ -9,7 +9,9 @@ import { limitNote, type Limits } from "../config/limits.ts";
 
 export const ExportFormatSchema = z
   .enum(EXPORT_FORMATS)
-  .describe("anthropic: Messages API tools with defer_loading; openai-responses: Responses API namespaces per server with deferred functions");
+  .describe(
+    "anthropic: Messages API tools with defer_loading; openai-responses: Responses API namespaces per server with deferred functions",
+  );
 
 export function exportQuerySchema(limits: Limits) {
   return z.object({
@@ -19,7 +21,10 @@ export function exportQuerySchema(limits: Limits) {
       .number()
       .int()
       .min(1)
-      .max(limits.max_export_page, `pages hold at most ${limits.max_export_page} tools ${limitNote("max_export_page", limits)}`)
+      .max(
+        limits.max_export_page,
+        `pages hold at most ${limits.max_export_page} tools ${limitNote("max_export_page", limits)}`,
+      )
       .default(Math.min(1000, limits.max_export_page))
       .describe("Tools per page (a page ends at a server boundary when it can)"),
     server: ServerNameSchema.optional().describe("Only this server's tools"),
@@ -48,7 +53,11 @@ export const CatalogExportSchema = z
       format: "anthropic",
       revision: 12,
       tools: [
-        { name: "tool_search", description: "Find and load tools that are not in your tool list yet. …", input_schema: { type: "object", properties: { query: { type: "string" } } } },
+        {
+          name: "tool_search",
+          description: "Find and load tools that are not in your tool list yet. …",
+          input_schema: { type: "object", properties: { query: { type: "string" } } },
+        },
         {
           name: "github__list_issues",
           description: "List issues in a repository",

@@ -20,18 +20,29 @@ export const ErrorSchema = z
     error: z.enum(ERROR_CODES).describe("Stable error code"),
     message: z.string().describe("What went wrong and what to do, for a human or a model"),
   })
-  .meta({ id: "Error", example: { error: "not-found", message: "No tool 'github::lst_issues'. Did you mean: github::list_issues?" } });
+  .meta({
+    id: "Error",
+    example: { error: "not-found", message: "No tool 'github::lst_issues'. Did you mean: github::list_issues?" },
+  });
 
-export const TenantIdSchema = z.string().regex(TENANT_ID, "tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit").meta({ example: "acme" });
+export const TenantIdSchema = z
+  .string()
+  .regex(TENANT_ID, "tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit")
+  .meta({ example: "acme" });
 
 // ---- tenants and keys -------------------------------------------------------------------------
 
 export const CreateTenantSchema = z
   .strictObject({ id: TenantIdSchema, settings: SettingsSchema.partial().optional() })
   .meta({ id: "CreateTenant", example: { id: "acme", settings: { default_max_results: 8 } } });
-export const TenantSchema = z
-  .object({ id: z.string(), created_at: z.string(), settings: SettingsSchema })
-  .meta({ id: "Tenant", example: { id: "acme", created_at: "2026-11-29T12:00:00.000Z", settings: SettingsSchema.parse({ default_max_results: 8 }) } });
+export const TenantSchema = z.object({ id: z.string(), created_at: z.string(), settings: SettingsSchema }).meta({
+  id: "Tenant",
+  example: {
+    id: "acme",
+    created_at: "2026-11-29T12:00:00.000Z",
+    settings: SettingsSchema.parse({ default_max_results: 8 }),
+  },
+});
 
 export function createKeySchema(limits: Limits) {
   return z
@@ -39,7 +50,10 @@ export function createKeySchema(limits: Limits) {
       scopes: z.array(ScopeSchema).min(1).max(3).describe("Any of search, write, admin"),
       label: z
         .string()
-        .max(limits.max_label_chars, `labels are at most ${limits.max_label_chars} characters ${limitNote("max_label_chars", limits)}`)
+        .max(
+          limits.max_label_chars,
+          `labels are at most ${limits.max_label_chars} characters ${limitNote("max_label_chars", limits)}`,
+        )
         .optional()
         .describe("A note for humans: who or what uses the key"),
     })
@@ -57,10 +71,18 @@ export const KeyInfoSchema = z
   })
   .meta({
     id: "KeyInfo",
-    example: { id: "k3x9q2mzt7ab", scopes: ["search", "write"], label: "agent backend", created_at: "2026-11-29T12:00:00.000Z", revoked_at: null },
+    example: {
+      id: "k3x9q2mzt7ab",
+      scopes: ["search", "write"],
+      label: "agent backend",
+      created_at: "2026-11-29T12:00:00.000Z",
+      revoked_at: null,
+    },
   });
 export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
-export const CreatedKeySchema = KeyInfoSchema.extend({ key: z.string().describe("The secret key. Shown once: store it now.") }).meta({
+export const CreatedKeySchema = KeyInfoSchema.extend({
+  key: z.string().describe("The secret key. Shown once: store it now."),
+}).meta({
   id: "CreatedKey",
   example: {
     id: "k3x9q2mzt7ab",
@@ -81,11 +103,22 @@ export const AuditEntrySchema = z
     actor: z.string().describe('Who made it: "operator" or "key:<key id>"'),
     action: z.enum(AUDIT_ACTIONS),
     revision: z.number().int().describe("The catalog revision once the change was made"),
-    details: z.record(z.string(), z.unknown()).describe("Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, tools added/updated/unchanged/removed, the server"),
+    details: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, tools added/updated/unchanged/removed, the server",
+      ),
   })
   .meta({
     id: "AuditEntry",
-    example: { seq: 12, at: "2026-01-05T10:00:00.000Z", actor: "key:k3xa9b2c4d5e", action: "tools.upsert", revision: 7, details: { added: 3, updated: 1, unchanged: 40, removed: 0, servers: 2 } },
+    example: {
+      seq: 12,
+      at: "2026-01-05T10:00:00.000Z",
+      actor: "key:k3xa9b2c4d5e",
+      action: "tools.upsert",
+      revision: 7,
+      details: { added: 3, updated: 1, unchanged: 40, removed: 0, servers: 2 },
+    },
   });
 
 export const AuditPageSchema = z
@@ -98,7 +131,15 @@ export const AuditPageSchema = z
 export function auditQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(64).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(
+        limits.max_page_size,
+        `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`,
+      )
+      .default(Math.min(100, limits.max_page_size)),
   });
 }
 
@@ -109,7 +150,10 @@ const EXAMPLE_TOOL = {
   description: "List issues in a GitHub repository, filtered by state and labels",
   inputSchema: {
     type: "object",
-    properties: { repo: { type: "string", description: "owner/name" }, state: { type: "string", enum: ["open", "closed", "all"] } },
+    properties: {
+      repo: { type: "string", description: "owner/name" },
+      state: { type: "string", enum: ["open", "closed", "all"] },
+    },
     required: ["repo"],
   },
 };
@@ -117,7 +161,9 @@ const EXAMPLE_TOOL = {
 /** POST .../tools: a batch of tools in any accepted format, each naming its server. */
 export function toolBatchBodySchema(limits: Limits) {
   return z
-    .strictObject({ tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`") })
+    .strictObject({
+      tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`"),
+    })
     .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
 }
 
@@ -125,7 +171,9 @@ export function toolBatchBodySchema(limits: Limits) {
 export function serverToolsBodySchema(limits: Limits) {
   return z
     .strictObject({
-      tools: z.array(schemasFor(limits).any).describe("The server's tools in any accepted format; `server` may be omitted"),
+      tools: z
+        .array(schemasFor(limits).any)
+        .describe("The server's tools in any accepted format; `server` may be omitted"),
       defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
     })
     .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
@@ -164,13 +212,24 @@ export const ToolSummarySchema = z
   .meta({ id: "ToolSummary", example: EXAMPLE_SUMMARY });
 
 export const ToolPageSchema = z
-  .object({ tools: z.array(ToolSummarySchema), next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end") })
+  .object({
+    tools: z.array(ToolSummarySchema),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
+  })
   .meta({ id: "ToolPage", example: { tools: [EXAMPLE_SUMMARY], next_cursor: "Z2l0aHViOjpsaXN0X2lzc3Vlcw" } });
 
 export function listToolsQuerySchema(limits: Limits) {
   return z.object({
     cursor: z.string().max(1024).optional(),
-    limit: z.coerce.number().int().min(1).max(limits.max_page_size, `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`).default(Math.min(100, limits.max_page_size)),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(
+        limits.max_page_size,
+        `pages hold at most ${limits.max_page_size} entries ${limitNote("max_page_size", limits)}`,
+      )
+      .default(Math.min(100, limits.max_page_size)),
     server: ServerNameSchema.optional(),
   });
 }
@@ -187,7 +246,11 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
     ...EXAMPLE_SUMMARY,
     hash: "9f2c4e1b7a0d3f5e8c6b2a1d0e9f8c7b6a5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
     keywords: [],
-    definition: { name: "github__list_issues", description: EXAMPLE_TOOL.description, inputSchema: EXAMPLE_TOOL.inputSchema },
+    definition: {
+      name: "github__list_issues",
+      description: EXAMPLE_TOOL.description,
+      inputSchema: EXAMPLE_TOOL.inputSchema,
+    },
   },
 });
 
@@ -196,7 +259,10 @@ export const TokenFiguresSchema = z
     tokenizer: z.string().describe("The BPE encoding counted with (cl100k_base; see README: token counts)"),
     catalog: z.number().int().describe("All definitions (name, description, parameter schema as JSON)"),
     always_loaded: z.number().int().describe("Definitions of the always-loaded tools"),
-    deferred_definitions: z.number().int().describe("Definitions of the deferred tools: what tool search keeps out of the context"),
+    deferred_definitions: z
+      .number()
+      .int()
+      .describe("Definitions of the deferred tools: what tool search keeps out of the context"),
     deferred_list: z.number().int().describe("The compact deferred list (one line per deferred tool)"),
   })
   .meta({ id: "TokenFigures" });
@@ -205,12 +271,20 @@ export const CatalogSchema = z
   .object({
     revision: z.number().int(),
     tools: z.number().int(),
-    always_loaded: z.number().int().describe("Tools always in the model's tool list (defer / defer_tools / default_defer \"never\")"),
+    always_loaded: z
+      .number()
+      .int()
+      .describe('Tools always in the model\'s tool list (defer / defer_tools / default_defer "never")'),
     deferred: z.number().int().describe("Tools reached through tool_search"),
     servers: z.array(z.object({ name: z.string(), defer_tools: DeferSchema, tools: z.number().int() })),
     tokens: TokenFiguresSchema,
     index: z
-      .object({ source: z.enum(["snapshot", "rebuild"]), reason: z.string().optional(), tools: z.number().int(), ms: z.number() })
+      .object({
+        source: z.enum(["snapshot", "rebuild"]),
+        reason: z.string().optional(),
+        tools: z.number().int(),
+        ms: z.number(),
+      })
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
   })
@@ -225,7 +299,13 @@ export const CatalogSchema = z
         { name: "filesystem", defer_tools: "never", tools: 10 },
         { name: "github", defer_tools: "auto", tools: 12 },
       ],
-      tokens: { tokenizer: "cl100k_base", catalog: 2310, always_loaded: 724, deferred_definitions: 1586, deferred_list: 402 },
+      tokens: {
+        tokenizer: "cl100k_base",
+        catalog: 2310,
+        always_loaded: 724,
+        deferred_definitions: 1586,
+        deferred_list: 402,
+      },
       index: { source: "snapshot", tools: 22, ms: 3 },
     },
   });
@@ -241,11 +321,19 @@ export function isVendorSearchFormat(format: string | undefined): format is Vend
 export function searchRequestSchema(limits: Limits) {
   return z
     .strictObject({
-      tool_id: z.string().min(1).max(260).optional().describe("Exact id `server::name`: returns that tool or 404 with suggestions"),
+      tool_id: z
+        .string()
+        .min(1)
+        .max(260)
+        .optional()
+        .describe("Exact id `server::name`: returns that tool or 404 with suggestions"),
       query: z
         .string()
         .min(1)
-        .max(limits.max_query_chars, `queries are at most ${limits.max_query_chars} characters ${limitNote("max_query_chars", limits)}`)
+        .max(
+          limits.max_query_chars,
+          `queries are at most ${limits.max_query_chars} characters ${limitNote("max_query_chars", limits)}`,
+        )
         .optional()
         .describe("Keywords, ranked with BM25F"),
       max_results: z
@@ -260,7 +348,9 @@ export function searchRequestSchema(limits: Limits) {
         .min(0)
         .max(100)
         .optional()
-        .describe("Score the best ranked hit must reach (others then need half of it); overrides the tenant and deployment default"),
+        .describe(
+          "Score the best ranked hit must reach (others then need half of it); overrides the tenant and deployment default",
+        ),
       format: SearchFormatSchema.optional().describe(
         "mcp, anthropic, openai, openai-responses: include each result's full definition in this format. " +
           "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of tool_reference blocks " +
@@ -272,7 +362,9 @@ export function searchRequestSchema(limits: Limits) {
         .min(1)
         .max(256)
         .optional()
-        .describe("With the vendor formats (and only with them): the id of the model's search call (Anthropic tool_use.id, OpenAI tool_search_call.call_id)"),
+        .describe(
+          "With the vendor formats (and only with them): the id of the model's search call (Anthropic tool_use.id, OpenAI tool_search_call.call_id)",
+        ),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
       session_id: SessionIdSchema.optional().describe(
         "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
@@ -282,7 +374,8 @@ export function searchRequestSchema(limits: Limits) {
       message: "give exactly one of tool_id (an exact id like 'server::name') or query (keywords)",
     })
     .refine((r) => (r.call_id !== undefined) === isVendorSearchFormat(r.format), {
-      message: "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which need it (the id of the model's search call)",
+      message:
+        "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which need it (the id of the model's search call)",
       path: ["call_id"],
     })
     .meta({
@@ -291,8 +384,18 @@ export function searchRequestSchema(limits: Limits) {
       examples: [
         { query: "read a file", max_results: 5 },
         { tool_id: "github::list_issues", session_id: "chat-7f3a" },
-        { query: "create a calendar event", session_id: "chat-7f3a", format: "anthropic-tool-reference", call_id: "toolu_01A09q90qw90lq917835lq9" },
-        { query: "create a calendar event", session_id: "chat-7f3a", format: "openai-tool-search-output", call_id: "call_9f2c" },
+        {
+          query: "create a calendar event",
+          session_id: "chat-7f3a",
+          format: "anthropic-tool-reference",
+          call_id: "toolu_01A09q90qw90lq917835lq9",
+        },
+        {
+          query: "create a calendar event",
+          session_id: "chat-7f3a",
+          format: "openai-tool-search-output",
+          call_id: "call_9f2c",
+        },
       ],
     });
 }
@@ -300,7 +403,9 @@ export type SearchRequest = z.infer<ReturnType<typeof searchRequestSchema>>;
 
 const TermExplanationSchema = z.object({
   term: z.string().describe("An analysed query term: a word stem, or two words for a phrase"),
-  weight: z.number().describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
+  weight: z
+    .number()
+    .describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
   via: z.string().optional().describe("The tenant synonym key that added this term"),
   idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
   tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
@@ -324,7 +429,10 @@ export const SearchResultSchema = z
     name: z.string(),
     model_name: z.string(),
     description: z.string(),
-    score: z.number().nullable().describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
+    score: z
+      .number()
+      .nullable()
+      .describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
     match: z
       .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "terms"])
       .describe(
@@ -336,7 +444,9 @@ export const SearchResultSchema = z
     explain: z
       .object({
         fields: z.partialRecord(z.enum(FIELDS), z.array(z.string())).describe("Query terms found, per field"),
-        terms: z.array(TermExplanationSchema).describe("Each matched term's weight, IDF, counts per field and part of the score"),
+        terms: z
+          .array(TermExplanationSchema)
+          .describe("Each matched term's weight, IDF, counts per field and part of the score"),
         context: z
           .object({ from: z.string().describe("The tool on the same server that gave the boost"), score: z.number() })
           .optional()
@@ -361,7 +471,9 @@ export const SearchResponseSchema = z
     results: z.array(SearchResultSchema),
     activated: z
       .array(z.string())
-      .describe("Tool ids this search made callable in its session (the results that were neither activated before nor always loaded); empty without session_id"),
+      .describe(
+        "Tool ids this search made callable in its session (the results that were neither activated before nor always loaded); empty without session_id",
+      ),
     budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
     message: z.string().optional().describe("Present when nothing matched: says so plainly"),

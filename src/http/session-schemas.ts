@@ -17,20 +17,26 @@ const EXAMPLE_BUDGET = { used: 1, cap: 3, remaining: 2 };
 const EXAMPLE_DEFINITION = {
   name: "github__list_issues",
   description: "List issues in a GitHub repository, filtered by state and labels",
-  inputSchema: { type: "object", properties: { repo: { type: "string", description: "owner/name" } }, required: ["repo"] },
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string", description: "owner/name" } },
+    required: ["repo"],
+  },
 };
 
 // ---- sessions -----------------------------------------------------------------------------------
 
 /** The documented body of POST .../sessions (tools are validated item by item, like catalog uploads). */
 export function createSessionBodySchema(limits: Limits) {
-  return sessionOptionsSchema(limits).extend({
-    tools: z
-      .array(schemasFor(limits).any)
-      .max(limits.max_session_tools, sessionToolsMessage(limits))
-      .optional()
-      .describe("The session's own client tools (same rules as PUT .../sessions/{id}/tools)"),
-  }).meta({ id: "CreateSession", example: { session_id: "chat-7f3a", budget_cap: 3 } });
+  return sessionOptionsSchema(limits)
+    .extend({
+      tools: z
+        .array(schemasFor(limits).any)
+        .max(limits.max_session_tools, sessionToolsMessage(limits))
+        .optional()
+        .describe("The session's own client tools (same rules as PUT .../sessions/{id}/tools)"),
+    })
+    .meta({ id: "CreateSession", example: { session_id: "chat-7f3a", budget_cap: 3 } });
 }
 
 /** The body as the route reads it: options validated here, tools validated afterwards item by item. */
@@ -45,13 +51,18 @@ function sessionToolsMessage(limits: Pick<Limits, "max_session_tools">): string 
 export const SessionSchema = z
   .object({
     session_id: SessionIdSchema,
-    created: z.boolean().optional().describe("On create: true when this call created it, false when it already existed with the same options"),
+    created: z
+      .boolean()
+      .optional()
+      .describe("On create: true when this call created it, false when it already existed with the same options"),
     created_at: z.string(),
     expires_at: z.string().describe("When it ends unless a call names it first (each call extends it by ttl_seconds)"),
     ttl_seconds: z.number().int(),
     turn: z.number().int().describe("The current agent turn, from 1"),
     budget: BudgetSchema,
-    always_loaded: z.array(z.string()).describe("Tool ids always in this session's tool list (tenant rule plus inline tools)"),
+    always_loaded: z
+      .array(z.string())
+      .describe("Tool ids always in this session's tool list (tenant rule plus inline tools)"),
     activated: z.array(z.string()).describe("Tool ids activated by this session's searches, in activation order"),
     session_tools: z.array(z.string()).describe("Names of the session's client tools, in order"),
     tools_version: z.number().int().describe("How many times the client tools were set (0: never)"),
@@ -62,7 +73,9 @@ export const SessionSchema = z
       .number()
       .int()
       .nullable()
-      .describe("When set, a search this many seconds after the previous one starts the next turn by itself (MCP sessions); null: turns start only when asked"),
+      .describe(
+        "When set, a search this many seconds after the previous one starts the next turn by itself (MCP sessions); null: turns start only when asked",
+      ),
   })
   .meta({
     id: "Session",
@@ -101,14 +114,33 @@ export const StartTurnSchema = z
 
 export function setToolsBodySchema(limits: Limits) {
   return z
-    .strictObject({ tools: z.array(schemasFor(limits).any).max(limits.max_session_tools, sessionToolsMessage(limits)).describe("The complete new set; [] removes them all") })
-    .meta({ id: "SetSessionTools", example: { tools: [{ name: "ask_user", description: "Ask the user a question and wait for the answer", inputSchema: { type: "object" } }] } });
+    .strictObject({
+      tools: z
+        .array(schemasFor(limits).any)
+        .max(limits.max_session_tools, sessionToolsMessage(limits))
+        .describe("The complete new set; [] removes them all"),
+    })
+    .meta({
+      id: "SetSessionTools",
+      example: {
+        tools: [
+          {
+            name: "ask_user",
+            description: "Ask the user a question and wait for the answer",
+            inputSchema: { type: "object" },
+          },
+        ],
+      },
+    });
 }
 
 export const SetToolsResultSchema = z
   .object({
     session_id: z.string(),
-    tools_version: z.number().int().describe("The number of this replacement; replacements apply one at a time, in order"),
+    tools_version: z
+      .number()
+      .int()
+      .describe("The number of this replacement; replacements apply one at a time, in order"),
     tools: z.array(z.string()).describe("The session's client tool names now"),
   })
   .meta({ id: "SetSessionToolsResult", example: { session_id: "chat-7f3a", tools_version: 1, tools: ["ask_user"] } });
@@ -125,7 +157,9 @@ export const ToolListSchema = z
     format: OutputFormatSchema,
     turn: z.number().int(),
     budget: BudgetSchema,
-    tools: z.array(z.record(z.string(), z.unknown())).describe("Definitions in the requested format, ready for the model request, in order"),
+    tools: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe("Definitions in the requested format, ready for the model request, in order"),
     entries: z.array(ListEntrySchema).describe("Where each definition comes from, in the same order"),
   })
   .meta({
@@ -136,7 +170,11 @@ export const ToolListSchema = z
       turn: 1,
       budget: EXAMPLE_BUDGET,
       tools: [
-        { name: "tool_search", description: "Find and load tools that are not in your tool list yet. …", inputSchema: { type: "object", properties: { query: { type: "string" } } } },
+        {
+          name: "tool_search",
+          description: "Find and load tools that are not in your tool list yet. …",
+          inputSchema: { type: "object", properties: { query: { type: "string" } } },
+        },
         EXAMPLE_DEFINITION,
       ],
       entries: [
@@ -155,7 +193,15 @@ export const ResolveRequestSchema = z
 
 export const ResolveResponseSchema = ListEntrySchema.extend({
   definition: z.record(z.string(), z.unknown()),
-}).meta({ id: "ResolvedTool", example: { name: "github__list_issues", source: "activated", tool_id: "github::list_issues", definition: EXAMPLE_DEFINITION } });
+}).meta({
+  id: "ResolvedTool",
+  example: {
+    name: "github__list_issues",
+    source: "activated",
+    tool_id: "github::list_issues",
+    definition: EXAMPLE_DEFINITION,
+  },
+});
 
 // ---- deferred list and plan ---------------------------------------------------------------------
 
@@ -166,7 +212,10 @@ export function deferredQuerySchema(limits: Limits) {
       .number()
       .int()
       .min(1)
-      .max(limits.max_deferred_page, `pages hold at most ${limits.max_deferred_page} lines ${limitNote("max_deferred_page", limits)}`)
+      .max(
+        limits.max_deferred_page,
+        `pages hold at most ${limits.max_deferred_page} lines ${limitNote("max_deferred_page", limits)}`,
+      )
       .default(Math.min(1000, limits.max_deferred_page)),
     server: z.string().max(64).optional(),
   });
@@ -189,8 +238,16 @@ export const DeferredListSchema = z
     example: {
       revision: 14,
       tools: [
-        { tool_id: "billing::create_invoice", line: "billing::create_invoice: Create and send an invoice to a customer for a list of line items.", truncated: false },
-        { tool_id: "billing::get_balance", line: "billing::get_balance: Get the current account balance and pending payouts.", truncated: false },
+        {
+          tool_id: "billing::create_invoice",
+          line: "billing::create_invoice: Create and send an invoice to a customer for a list of line items.",
+          truncated: false,
+        },
+        {
+          tool_id: "billing::get_balance",
+          line: "billing::get_balance: Get the current account balance and pending payouts.",
+          truncated: false,
+        },
       ],
       next_cursor: "YmlsbGluZzo6Z2V0X2JhbGFuY2U",
     },
@@ -208,7 +265,14 @@ export const PlanRequestSchema = z
 export const PlanResponseSchema = z
   .object({
     enabled: z.boolean().describe("Whether to turn tool search on"),
-    reason: z.enum(["nothing-to-defer", "below-min-tools", "forced", "over-min-pct", "over-min-tokens", "under-thresholds"]),
+    reason: z.enum([
+      "nothing-to-defer",
+      "below-min-tools",
+      "forced",
+      "over-min-pct",
+      "over-min-tokens",
+      "under-thresholds",
+    ]),
     message: z.string(),
     context_window: z.number().int(),
     thresholds: z.object({ min_tools: z.number(), min_pct: z.number(), min_tokens: z.number() }),
@@ -216,7 +280,10 @@ export const PlanResponseSchema = z
     tools: z.object({ total: z.number().int(), always_loaded: z.number().int(), deferred: z.number().int() }),
     tokens: TokenFiguresSchema.omit({ tokenizer: true }).extend({
       tool_search: z.number().int().describe("tool_search's own definition"),
-      with_search: z.number().int().describe("What the model gets with search on: always-loaded + tool_search + deferred list"),
+      with_search: z
+        .number()
+        .int()
+        .describe("What the model gets with search on: always-loaded + tool_search + deferred list"),
       saving: z.number().int().describe("catalog - with_search (negative when search costs more than it saves)"),
     }),
     tokenizer: z.string(),
@@ -232,7 +299,15 @@ export const PlanResponseSchema = z
       thresholds: { min_tools: 30, min_pct: 5, min_tokens: 50000 },
       share_pct: 2.4755,
       tools: { total: 75, always_loaded: 10, deferred: 65 },
-      tokens: { catalog: 5675, always_loaded: 724, deferred_definitions: 4951, deferred_list: 1500, tool_search: 293, with_search: 2517, saving: 3158 },
+      tokens: {
+        catalog: 5675,
+        always_loaded: 724,
+        deferred_definitions: 4951,
+        deferred_list: 1500,
+        tool_search: 293,
+        with_search: 2517,
+        saving: 3158,
+      },
       tokenizer: "cl100k_base",
     },
   });
@@ -247,10 +322,20 @@ export const ToolResultObjectSchema = z
     resultType: z.enum(["success", "failure"]),
     sessionLog: z.string(),
     binaryResultsForLlm: z.array(
-      z.object({ data: z.string(), mimeType: z.string(), type: z.enum(["image", "resource"]), description: z.string().optional() }),
+      z.object({
+        data: z.string(),
+        mimeType: z.string(),
+        type: z.enum(["image", "resource"]),
+        description: z.string().optional(),
+      }),
     ),
   })
   .meta({
     id: "ToolResultObject",
-    example: { textResultForLlm: "3 open issues", resultType: "success", sessionLog: "success: 1 text; 13 characters of text, 0 binary results", binaryResultsForLlm: [] },
+    example: {
+      textResultForLlm: "3 open issues",
+      resultType: "success",
+      sessionLog: "success: 1 text; 13 characters of text, 0 binary results",
+      binaryResultsForLlm: [],
+    },
   });

@@ -13,7 +13,16 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { ApiError, Result } from "../errors.ts";
 import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
-import { announcedTurn, SERVER_INSTRUCTIONS, TOOL_DESCRIBE, TOOL_DESCRIBE_NAME, toolError, toolResult, type CallToolResult, type McpToolDefinition } from "./tools.ts";
+import {
+  announcedTurn,
+  SERVER_INSTRUCTIONS,
+  TOOL_DESCRIBE,
+  TOOL_DESCRIBE_NAME,
+  toolError,
+  toolResult,
+  type CallToolResult,
+  type McpToolDefinition,
+} from "./tools.ts";
 
 /** What the MCP tools need, bound to one tenant, caller and session. */
 export interface McpBackend {
@@ -59,7 +68,10 @@ export function buildMcpServer(backend: McpBackend, info: ServerInfo): Server {
     }
     if (name === TOOL_DESCRIBE_NAME) return answer(await backend.describe(args));
     if (name === TOOL_SEARCH_NAME) return answer(await backend.search(args));
-    const unknown: ApiError = { error: "not-found", message: `No tool '${name}' on this server: it has tool_search and tool_describe.` };
+    const unknown: ApiError = {
+      error: "not-found",
+      message: `No tool '${name}' on this server: it has tool_search and tool_describe.`,
+    };
     return toolError(unknown);
   });
 

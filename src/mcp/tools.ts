@@ -72,5 +72,10 @@ export function announcedTurn(meta: Record<string, unknown> | undefined): { turn
   const value = meta?.[TURN_META_KEY];
   if (value === undefined) return {};
   if (typeof value === "number" && Number.isInteger(value) && value >= 1) return { turn: value };
-  return { error: { error: "invalid-request", message: `_meta["${TURN_META_KEY}"] must be a positive integer: the number of the client's current turn.` } };
+  return {
+    error: {
+      error: "invalid-request",
+      message: `_meta["${TURN_META_KEY}"] must be a positive integer: the number of the client's current turn.`,
+    },
+  };
 }

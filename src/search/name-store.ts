@@ -110,7 +110,7 @@ const PACKED_ID_LIMIT = 2 ** 21;
 function freezeTable(table: HashTable, live: (id: number) => boolean): void {
   const hashes: number[] = [];
   const ids: number[] = [];
-  for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) (hashes.push(h), ids.push(id));
+  for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) hashes.push(h), ids.push(id);
   const [deltaHashes, deltaIdsSorted] = sortPairs(hashes, ids);
   const total = table.hashes.length + deltaHashes.length;
   const outHashes = new Uint32Array(total);
@@ -126,7 +126,9 @@ function freezeTable(table: HashTable, live: (id: number) => boolean): void {
   while (a < table.hashes.length || b < deltaHashes.length) {
     const takeFrozen =
       b >= deltaHashes.length ||
-      (a < table.hashes.length && (table.hashes[a]! < deltaHashes[b]! || (table.hashes[a] === deltaHashes[b] && table.ids[a]! <= deltaIdsSorted[b]!)));
+      (a < table.hashes.length &&
+        (table.hashes[a]! < deltaHashes[b]! ||
+          (table.hashes[a] === deltaHashes[b] && table.ids[a]! <= deltaIdsSorted[b]!)));
     if (takeFrozen) emit(table.hashes[a]!, table.ids[a++]!);
     else emit(deltaHashes[b]!, deltaIdsSorted[b++]!);
   }
@@ -152,7 +154,8 @@ function sortPairs(hashes: number[], ids: number[]): [Uint32Array, Int32Array] {
       emit(h, p - h * PACKED_ID_LIMIT);
     }
   } else {
-    for (const i of Array.from(hashes, (_, i) => i).sort((a, b) => hashes[a]! - hashes[b]! || ids[a]! - ids[b]!)) emit(hashes[i]!, ids[i]!);
+    for (const i of Array.from(hashes, (_, i) => i).sort((a, b) => hashes[a]! - hashes[b]! || ids[a]! - ids[b]!))
+      emit(hashes[i]!, ids[i]!);
   }
   return [outHashes.subarray(0, n), outIds.subarray(0, n)];
 }

@@ -31,7 +31,10 @@ export const TF_MAX = (1 << TF_BITS) - 1;
  * depends on this order; scoring sums fields in FIELDS order.
  */
 const SLOT_ORDER: readonly Field[] = ["params", "description", "name", "server", "keywords"];
-export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(SLOT_ORDER.map((f, i) => [f, i])) as Record<Field, number>;
+export const FIELD_SLOT: Record<Field, number> = Object.fromEntries(SLOT_ORDER.map((f, i) => [f, i])) as Record<
+  Field,
+  number
+>;
 
 /**
  * The delta is merged once it holds this many entries and as many as the frozen segment:
@@ -281,12 +284,31 @@ const SEARCHABLE_TYPES = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as
 export const postingsIndex = {
   create: () => createPostingsStore(),
 
-  beforeInsert(store: PostingsStore, _prop: string, _id: string, _value: unknown, _type: unknown, _lang: unknown, _tok: unknown, _count: number) {
+  beforeInsert(
+    store: PostingsStore,
+    _prop: string,
+    _id: string,
+    _value: unknown,
+    _type: unknown,
+    _lang: unknown,
+    _tok: unknown,
+    _count: number,
+  ) {
     // A re-inserted id reuses its internal id: its old entries must be gone before new ones land.
     if (store.deadCount > 0) freeze(store);
   },
 
-  insert(_impl: unknown, store: PostingsStore, prop: string, _id: string, internalId: number, value: unknown, _type: SearchableType, _lang: string | undefined, tokenizer: Tokenizer) {
+  insert(
+    _impl: unknown,
+    store: PostingsStore,
+    prop: string,
+    _id: string,
+    internalId: number,
+    value: unknown,
+    _type: SearchableType,
+    _lang: string | undefined,
+    tokenizer: Tokenizer,
+  ) {
     if (!isField(prop) || typeof value !== "string") return;
     let length = 0;
     const shift = FIELD_SLOT[prop] * TF_BITS;
@@ -307,7 +329,15 @@ export const postingsIndex = {
     if (prop === FIELDS[0]) store.docs++;
   },
 
-  remove(_impl: unknown, store: PostingsStore, prop: string, _id: string, internalId: number, _value: unknown, _type: SearchableType) {
+  remove(
+    _impl: unknown,
+    store: PostingsStore,
+    prop: string,
+    _id: string,
+    internalId: number,
+    _value: unknown,
+    _type: SearchableType,
+  ) {
     if (!isField(prop)) return true;
     store.dead = grow(store.dead, internalId);
     if (store.dead[internalId] === 0) {

@@ -51,7 +51,8 @@ export function queryTerms(query: string, synonyms?: Synonyms): QueryTerm[] {
   for (const [term, n] of counts) terms.set(term, { term, weight: Math.sqrt(n), word: true });
   const add = (term: string, weight: number, via?: string) => {
     const present = terms.get(term);
-    if (!present || present.weight < weight) terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
+    if (!present || present.weight < weight)
+      terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
   };
   for (const phrase of phrases(words)) add(phrase, PHRASE_WEIGHT);
   if (synonyms) {

@@ -13,7 +13,16 @@
  * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
 import { FIELDS, type Field } from "./document.ts";
-import { documentFrequency, ensureClean, FIELD_SLOT, forEachFrozen, frozenTerm, TF_BITS, TF_MAX, type PostingsStore } from "./postings.ts";
+import {
+  documentFrequency,
+  ensureClean,
+  FIELD_SLOT,
+  forEachFrozen,
+  frozenTerm,
+  TF_BITS,
+  TF_MAX,
+  type PostingsStore,
+} from "./postings.ts";
 
 export interface FieldParams {
   /** How much one occurrence in this field counts relative to one in the description. */
@@ -155,7 +164,8 @@ export function scoreTerms(
   let termIsWord = false;
   const add = (doc: number, packed: number) => {
     const tf = weightedTf(fields, packed, doc);
-    if (doc >= scratch.length) (scratch = grown(scratch, doc)), (marked = grown(marked, doc)), (named = grown(named, doc));
+    if (doc >= scratch.length)
+      (scratch = grown(scratch, doc)), (marked = grown(marked, doc)), (named = grown(named, doc));
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
       marked[doc] = 1;
@@ -237,7 +247,14 @@ export function explainTerms(
       if (count !== 0) counts[name] = count;
     });
     const tf = weightedTf(fields, packed, internalId);
-    out.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score: termPart(weight * termIdf, tf, params) });
+    out.push({
+      term,
+      weight,
+      ...(via ? { via } : {}),
+      idf: termIdf,
+      tf: counts,
+      score: termPart(weight * termIdf, tf, params),
+    });
   }
   return out;
 }

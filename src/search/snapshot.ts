@@ -79,7 +79,10 @@ export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Ar
     "exact:ids": bytesOf(names.exact.ids),
     "tails:hashes": bytesOf(names.tails.hashes),
     "tails:ids": bytesOf(names.tails.ids),
-    ...(Object.fromEntries(FIELDS.map((f) => [`length:${f}`, bytesOf(sized(store.lengths[f], slots + 1))])) as Record<`length:${Field}`, Uint8Array>),
+    ...(Object.fromEntries(FIELDS.map((f) => [`length:${f}`, bytesOf(sized(store.lengths[f], slots + 1))])) as Record<
+      `length:${Field}`,
+      Uint8Array
+    >),
     meta: utf8(JSON.stringify(meta)),
     ids: utf8(joined(ids)),
     records: utf8(joined(records)),
@@ -108,7 +111,7 @@ export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.byteLength));
+  for (const p of parts) out.set(p, at), (at += p.byteLength);
   return out;
 }
 
@@ -183,13 +186,18 @@ function keepRetainedOnly(sections: Record<Section, Uint8Array>): void {
   const end = last.byteOffset + last.byteLength;
   if (end - start >= 0.9 * first.buffer.byteLength) return;
   const copy = new Uint8Array(first.buffer.slice(start, end));
-  for (const s of SECTIONS.slice(0, RETAINED)) sections[s] = copy.subarray(sections[s].byteOffset - start, sections[s].byteOffset - start + sections[s].byteLength);
+  for (const s of SECTIONS.slice(0, RETAINED))
+    sections[s] = copy.subarray(
+      sections[s].byteOffset - start,
+      sections[s].byteOffset - start + sections[s].byteLength,
+    );
 }
 
 function parseMeta(bytes: Uint8Array): Meta {
   try {
     const meta = JSON.parse(new TextDecoder().decode(bytes)) as Meta;
-    if (!Number.isInteger(meta.slots) || !Number.isInteger(meta.docs) || typeof meta.totals !== "object") throw new Error();
+    if (!Number.isInteger(meta.slots) || !Number.isInteger(meta.docs) || typeof meta.totals !== "object")
+      throw new Error();
     return meta;
   } catch {
     throw new SnapshotError("snapshot meta unreadable");
@@ -205,14 +213,17 @@ function table(sections: Record<Section, Uint8Array>, kind: "exact" | "tails"): 
 }
 
 function checkOffsets(offsets: Int32Array, postings: number): void {
-  if (offsets[0] !== 0 || offsets[offsets.length - 1] !== postings) throw new SnapshotError("snapshot offsets inconsistent");
-  for (let i = 1; i < offsets.length; i++) if (offsets[i]! < offsets[i - 1]!) throw new SnapshotError("snapshot offsets inconsistent");
+  if (offsets[0] !== 0 || offsets[offsets.length - 1] !== postings)
+    throw new SnapshotError("snapshot offsets inconsistent");
+  for (let i = 1; i < offsets.length; i++)
+    if (offsets[i]! < offsets[i - 1]!) throw new SnapshotError("snapshot offsets inconsistent");
 }
 
 function int32(bytes: Uint8Array, expected: number, what: string): Int32Array {
   if (bytes.byteLength % 4 !== 0) throw new SnapshotError(`snapshot ${what} misaligned`);
   const array = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
-  if (expected >= 0 && array.length !== expected) throw new SnapshotError(`snapshot ${what} has ${array.length} entries, expected ${expected}`);
+  if (expected >= 0 && array.length !== expected)
+    throw new SnapshotError(`snapshot ${what} has ${array.length} entries, expected ${expected}`);
   return array;
 }
 
@@ -221,7 +232,8 @@ function strings(bytes: Uint8Array, expected: number, what: string): string[] {
   const list = bytes.byteLength === 0 ? [] : text.split(NUL);
   // An empty section is either no strings or one empty string: only `expected` can tell.
   const out = list.length === 0 && expected === 1 ? [""] : list;
-  if (expected >= 0 && out.length !== expected) throw new SnapshotError(`snapshot ${what} has ${out.length} entries, expected ${expected}`);
+  if (expected >= 0 && out.length !== expected)
+    throw new SnapshotError(`snapshot ${what} has ${out.length} entries, expected ${expected}`);
   return out;
 }
 

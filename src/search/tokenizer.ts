@@ -43,7 +43,8 @@ const DIGIT_LETTER = /(\p{N})(\p{L})/gu; // 2fa -> 2 fa
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 /** Scripts written without spaces: each character is its own term. */
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const UNSPACED_CHARS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const UNSPACED_CHARS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 /**
  * Splits text into lower-case words at spaces, punctuation (`_ - . :: / __`), camelCase and

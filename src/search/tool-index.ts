@@ -11,7 +11,15 @@ import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from ".
 import { queryKey } from "./names.ts";
 import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { queryTerms, type Synonyms } from "./query.ts";
-import { DEFAULT_BM25F, explainTerms, scoreTerms, scoreUnit, type Bm25fParams, type QueryTerm, type TermExplanation } from "./ranker.ts";
+import {
+  DEFAULT_BM25F,
+  explainTerms,
+  scoreTerms,
+  scoreUnit,
+  type Bm25fParams,
+  type QueryTerm,
+  type TermExplanation,
+} from "./ranker.ts";
 import { serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 
@@ -116,7 +124,11 @@ const tokenizer: Tokenizer = {
 const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
 
 function createDb(): AnyOrama {
-  return create({ schema, sort: { enabled: false }, components: { tokenizer, index: postingsIndex, documentsStore: nameStore } }) as AnyOrama;
+  return create({
+    schema,
+    sort: { enabled: false },
+    components: { tokenizer, index: postingsIndex, documentsStore: nameStore },
+  }) as AnyOrama;
 }
 
 export class ToolIndex {
@@ -186,7 +198,7 @@ export class ToolIndex {
     let slice: SearchableTool[] = [];
     for (const tool of tools) {
       slice.push(tool);
-      if (slice.length === UPSERT_SLICE) (this.upsertSlice(slice), (slice = []));
+      if (slice.length === UPSERT_SLICE) this.upsertSlice(slice), (slice = []);
     }
     if (slice.length > 0) this.upsertSlice(slice);
   }
@@ -226,11 +238,22 @@ export class ToolIndex {
     const store = this.postings();
     const unit = scoreUnit(store.docs);
     const ids = this.db.internalDocumentIDStore.internalIdToId;
-    const ranked = scoreTerms(store, terms, params, Math.max(CANDIDATES, options.limit + named.size), (i) => ids[i - 1]!);
+    const ranked = scoreTerms(
+      store,
+      terms,
+      params,
+      Math.max(CANDIDATES, options.limit + named.size),
+      (i) => ids[i - 1]!,
+    );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
-      const match: Match = serverOf(id).toLowerCase() === key ? "server-name" : words > 0 && r.namedWords === words ? "name-words" : "terms";
+      const match: Match =
+        serverOf(id).toLowerCase() === key
+          ? "server-name"
+          : words > 0 && r.namedWords === words
+            ? "name-words"
+            : "terms";
       return { id, score: r.score / unit, match };
     });
     const context = serverContext(candidates);
@@ -238,21 +261,34 @@ export class ToolIndex {
 
     const hits: Hit[] = [];
     for (const [id, match] of named) {
-      const evidence = candidates.find((c) => c.id === id)?.score ?? sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
+      const evidence =
+        candidates.find((c) => c.id === id)?.score ??
+        sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
-    for (const c of candidates) if (c.match === "server-name" && !named.has(c.id)) hits.push({ ...c, score: scored(c.id, c.score) });
+    for (const c of candidates)
+      if (c.match === "server-name" && !named.has(c.id)) hits.push({ ...c, score: scored(c.id, c.score) });
     const listed = new Set(hits.map((h) => h.id));
     const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
-    if (options.explain) for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
+    if (options.explain)
+      for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
     return top;
   }
 
-  private explain(hit: Hit, terms: QueryTerm[], params: Bm25fParams, unit: number, context: Context | undefined): Explanation {
+  private explain(
+    hit: Hit,
+    terms: QueryTerm[],
+    params: Bm25fParams,
+    unit: number,
+    context: Context | undefined,
+  ): Explanation {
     const internalId = this.idMap().get(hit.id)!;
-    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({ ...p, score: p.score / unit }));
+    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({
+      ...p,
+      score: p.score / unit,
+    }));
     const fields: Explanation["fields"] = {};
     for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
     return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };

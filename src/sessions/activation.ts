@@ -11,7 +11,11 @@ export interface ActivationPlan {
   newlyActive: string[];
 }
 
-export function planActivation(resultIds: readonly string[], activated: ReadonlySet<string>, alwaysLoaded: ReadonlySet<string>): ActivationPlan {
+export function planActivation(
+  resultIds: readonly string[],
+  activated: ReadonlySet<string>,
+  alwaysLoaded: ReadonlySet<string>,
+): ActivationPlan {
   const record = [...new Set(resultIds)].filter((id) => !activated.has(id));
   return { record, newlyActive: record.filter((id) => !alwaysLoaded.has(id)) };
 }

@@ -24,7 +24,11 @@ export function isAlwaysLoaded(tool: DeferFacts, tenantDefault: Defer): boolean 
  * (`inline`), unless that agent opted into `deferred_tool_loading`, which sends its named tools
  * back to search. Order: the tenant's first, then named tools in the order given; no repeats.
  */
-export function sessionAlwaysLoaded(tenant: readonly string[], inline: readonly string[], deferredToolLoading: boolean): string[] {
+export function sessionAlwaysLoaded(
+  tenant: readonly string[],
+  inline: readonly string[],
+  deferredToolLoading: boolean,
+): string[] {
   if (deferredToolLoading || inline.length === 0) return [...tenant];
   return [...new Set([...tenant, ...inline])];
 }

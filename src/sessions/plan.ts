@@ -14,7 +14,13 @@ export interface PlanThresholds {
   min_tokens: number;
 }
 
-export type PlanReason = "nothing-to-defer" | "below-min-tools" | "forced" | "over-min-pct" | "over-min-tokens" | "under-thresholds";
+export type PlanReason =
+  | "nothing-to-defer"
+  | "below-min-tools"
+  | "forced"
+  | "over-min-pct"
+  | "over-min-tokens"
+  | "under-thresholds";
 
 export interface PlanDecision {
   enabled: boolean;
@@ -34,10 +40,18 @@ export function decidePlan(input: PlanInput, t: PlanThresholds): PlanDecision {
   const pct = contextWindow > 0 ? (deferredTokens / contextWindow) * 100 : Infinity;
   const pctText = `${round2(pct)} % of the ${contextWindow}-token context window`;
   if (deferredTools === 0) {
-    return { enabled: false, reason: "nothing-to-defer", message: "Every tool is always loaded (or the catalog is empty): there is nothing for tool search to defer." };
+    return {
+      enabled: false,
+      reason: "nothing-to-defer",
+      message: "Every tool is always loaded (or the catalog is empty): there is nothing for tool search to defer.",
+    };
   }
   if (t.min_pct === 0 && t.min_tokens === 0) {
-    return { enabled: true, reason: "forced", message: `min_pct and min_tokens are both 0, which forces tool search on for the ${deferredTools} deferrable tools.` };
+    return {
+      enabled: true,
+      reason: "forced",
+      message: `min_pct and min_tokens are both 0, which forces tool search on for the ${deferredTools} deferrable tools.`,
+    };
   }
   if (deferredTools < t.min_tools) {
     return {
@@ -47,10 +61,18 @@ export function decidePlan(input: PlanInput, t: PlanThresholds): PlanDecision {
     };
   }
   if (deferredTokens > (contextWindow * t.min_pct) / 100) {
-    return { enabled: true, reason: "over-min-pct", message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, ${pctText}, more than min_pct ${t.min_pct} %.` };
+    return {
+      enabled: true,
+      reason: "over-min-pct",
+      message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, ${pctText}, more than min_pct ${t.min_pct} %.`,
+    };
   }
   if (deferredTokens > t.min_tokens) {
-    return { enabled: true, reason: "over-min-tokens", message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, more than min_tokens ${t.min_tokens}.` };
+    return {
+      enabled: true,
+      reason: "over-min-tokens",
+      message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, more than min_tokens ${t.min_tokens}.`,
+    };
   }
   return {
     enabled: false,

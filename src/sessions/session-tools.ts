@@ -18,12 +18,17 @@ import { TOOL_SEARCH_NAME } from "./tool-list.ts";
 export const SESSION_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A session tool: one entry of the client's own list, a catalog tool's definition without a server. */
-export type SessionTool = Pick<ToolRow, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "annotations">;
+export type SessionTool = Pick<
+  ToolRow,
+  "name" | "title" | "description" | "inputSchema" | "outputSchema" | "annotations"
+>;
 
 /** Why `name` cannot be a session tool's name, or null when it can. */
 export function sessionToolNameProblem(name: string): string | null {
-  if (!SESSION_TOOL_NAME.test(name)) return "session tool names are 1-64 characters of A-Z a-z 0-9 _ - (the model-facing name rule)";
-  if (name.includes("__")) return "session tool names may not contain '__', which separates server and tool in catalog names";
+  if (!SESSION_TOOL_NAME.test(name))
+    return "session tool names are 1-64 characters of A-Z a-z 0-9 _ - (the model-facing name rule)";
+  if (name.includes("__"))
+    return "session tool names may not contain '__', which separates server and tool in catalog names";
   if (name === TOOL_SEARCH_NAME) return "'tool_search' is the search tool's own name";
   return null;
 }
@@ -36,7 +41,17 @@ export type SessionToolsResult = { ok: true; tools: SessionTool[] } | { ok: fals
 /** Validates a whole list (any input format); either every item is a valid session tool, or every problem is reported. */
 export function parseSessionTools(items: readonly unknown[], limits: Limits): SessionToolsResult {
   if (items.length > limits.max_session_tools) {
-    return { ok: false, errors: [{ index: limits.max_session_tools, reasons: [`a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`] }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          index: limits.max_session_tools,
+          reasons: [
+            `a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`,
+          ],
+        },
+      ],
+    };
   }
   const schemas = schemasFor(limits);
   const errors: ItemError[] = [];
@@ -50,11 +65,16 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
     if (!parsed.success) return fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
     const content = normalizeTool(parsed.data, "");
     const extra = CATALOG_ONLY.filter((field) => field in parsed.data);
-    if (extra.length) return fail([`${extra.join(", ")}: catalog fields; a session tool belongs to the session and is always loaded`], content.name);
+    if (extra.length)
+      return fail(
+        [`${extra.join(", ")}: catalog fields; a session tool belongs to the session and is always loaded`],
+        content.name,
+      );
     const problem = sessionToolNameProblem(content.name);
     if (problem) return fail([problem], content.name);
     const first = seen.get(content.name);
-    if (first !== undefined) return fail([`duplicate of tools[${first}]; names are unique within a session`], content.name);
+    if (first !== undefined)
+      return fail([`duplicate of tools[${first}]; names are unique within a session`], content.name);
     seen.set(content.name, index);
     const { title, description, inputSchema, outputSchema, annotations } = content;
     tools.push({ name: content.name, title, description, inputSchema, outputSchema, annotations });

@@ -30,20 +30,36 @@ export const TURN_IDLE_MAX_SECONDS = 24 * 3600;
 export function sessionOptionsSchema(limits: Pick<Limits, "max_inline_tools">) {
   return z.strictObject({
     session_id: SessionIdSchema.optional().describe("Your own id for the session; generated when absent"),
-    budget_cap: z.number().int().min(1).max(BUDGET_MAX).optional().describe("Searches per turn; default: the tenant's search_budget"),
+    budget_cap: z
+      .number()
+      .int()
+      .min(1)
+      .max(BUDGET_MAX)
+      .optional()
+      .describe("Searches per turn; default: the tenant's search_budget"),
     ttl_seconds: z
       .number()
       .int()
       .min(TTL_MIN_SECONDS)
       .max(TTL_MAX_SECONDS)
       .optional()
-      .describe("The session ends after this long without a call that names it; default: the tenant's session_ttl_seconds"),
+      .describe(
+        "The session ends after this long without a call that names it; default: the tenant's session_ttl_seconds",
+      ),
     inline: z
       .array(ToolReferenceSchema)
-      .max(limits.max_inline_tools, `inline names at most ${limits.max_inline_tools} tools ${limitNote("max_inline_tools", limits)}`)
+      .max(
+        limits.max_inline_tools,
+        `inline names at most ${limits.max_inline_tools} tools ${limitNote("max_inline_tools", limits)}`,
+      )
       .optional()
-      .describe("Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)"),
-    deferred_tool_loading: z.boolean().optional().describe("true: the inline tools go back to search instead of being loaded"),
+      .describe(
+        "Tools a custom agent names: always loaded for this session (tool ids, model-facing names or bare names)",
+      ),
+    deferred_tool_loading: z
+      .boolean()
+      .optional()
+      .describe("true: the inline tools go back to search instead of being loaded"),
     turn_idle_seconds: z
       .number()
       .int()
@@ -133,7 +149,10 @@ export type TurnStep = { kind: "advance" } | { kind: "repeat" } | { kind: "confl
 export function turnStep(current: number, requested: number | undefined): TurnStep {
   if (requested === undefined || requested === current + 1) return { kind: "advance" };
   if (requested === current) return { kind: "repeat" };
-  return { kind: "conflict", message: `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ${current}), not ${requested}.` };
+  return {
+    kind: "conflict",
+    message: `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ${current}), not ${requested}.`,
+  };
 }
 
 /**

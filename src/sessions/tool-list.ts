@@ -83,8 +83,14 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
   const inputSchema: JsonObject = {
     type: "object",
     properties: {
-      query: { type: "string", description: "Keywords describing the capability you need. Give this or tool_id, not both." },
-      tool_id: { type: "string", description: "The exact id 'server::tool' of a deferred tool. Give this or query, not both." },
+      query: {
+        type: "string",
+        description: "Keywords describing the capability you need. Give this or tool_id, not both.",
+      },
+      tool_id: {
+        type: "string",
+        description: "The exact id 'server::tool' of a deferred tool. Give this or query, not both.",
+      },
       max_results: {
         type: "integer",
         minimum: 1,

@@ -17,7 +17,12 @@ const ImageBlock = z.looseObject({ type: z.literal("image"), data: z.string(), m
 const AudioBlock = z.looseObject({ type: z.literal("audio"), data: z.string(), mimeType: z.string() });
 const ResourceBlock = z.looseObject({
   type: z.literal("resource"),
-  resource: z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string().optional(), blob: z.string().optional() }),
+  resource: z.looseObject({
+    uri: z.string(),
+    mimeType: z.string().optional(),
+    text: z.string().optional(),
+    blob: z.string().optional(),
+  }),
 });
 const ResourceLinkBlock = z.looseObject({
   type: z.literal("resource_link"),
@@ -27,7 +32,13 @@ const ResourceLinkBlock = z.looseObject({
   mimeType: z.string().optional(),
 });
 
-const KNOWN_BLOCKS = { text: TextBlock, image: ImageBlock, audio: AudioBlock, resource: ResourceBlock, resource_link: ResourceLinkBlock } as const;
+const KNOWN_BLOCKS = {
+  text: TextBlock,
+  image: ImageBlock,
+  audio: AudioBlock,
+  resource: ResourceBlock,
+  resource_link: ResourceLinkBlock,
+} as const;
 type KnownBlock = z.infer<(typeof KNOWN_BLOCKS)[keyof typeof KNOWN_BLOCKS]>;
 
 /** A block of a known type must be well formed; a block of a type this converter does not know is kept and skipped. */
@@ -37,7 +48,9 @@ const ContentBlock = z
     const schema = KNOWN_BLOCKS[block.type as keyof typeof KNOWN_BLOCKS];
     if (!schema) return;
     const parsed = schema.safeParse(block);
-    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, message: `${block.type} block: ${issue.message}` } as never);
+    if (!parsed.success)
+      for (const issue of parsed.error.issues)
+        ctx.addIssue({ ...issue, message: `${block.type} block: ${issue.message}` } as never);
   })
   .meta({ description: "A content block: text, image, audio, resource or resource_link (other types are skipped)" });
 
@@ -80,16 +93,25 @@ export function toToolResult(input: CallToolResult): ToolResultObject {
         if (block.data) binary.push({ data: block.data, mimeType: block.mimeType, type: "image" });
         break;
       case "audio":
-        if (block.data) binary.push({ data: block.data, mimeType: block.mimeType, type: "resource", description: "audio" });
+        if (block.data)
+          binary.push({ data: block.data, mimeType: block.mimeType, type: "resource", description: "audio" });
         break;
       case "resource": {
         const { uri, mimeType, text: body, blob } = block.resource;
         if (body !== undefined) text.push(body);
-        if (blob) binary.push({ data: blob, mimeType: mimeType || "application/octet-stream", type: "resource", description: uri });
+        if (blob)
+          binary.push({
+            data: blob,
+            mimeType: mimeType || "application/octet-stream",
+            type: "resource",
+            description: uri,
+          });
         break;
       }
       case "resource_link":
-        text.push(`Resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? ` - ${block.description}` : ""}`);
+        text.push(
+          `Resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? ` - ${block.description}` : ""}`,
+        );
         break;
       default:
         break; // a block type this converter does not know: counted in sessionLog, not shown to the model

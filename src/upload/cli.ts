@@ -75,7 +75,8 @@ class UsageError extends Error {}
 function positiveInt(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
   return n;
 }
 
@@ -124,15 +125,20 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" 
   const mcpConfig = v["mcp-config"];
   if (!mcpConfig && paths.length === 0) throw new UsageError("give a file or folder to upload, or --mcp-config <file>");
   if (mcpConfig && paths.length > 0) throw new UsageError("give either files and folders or --mcp-config, not both");
-  if (mcpConfig && v.server) throw new UsageError("--server does not apply to --mcp-config: server names come from the configuration's keys");
-  if (v.server && !SERVER_NAME.test(v.server)) throw new UsageError("--server: server names are 1-64 characters of A-Z a-z 0-9 _ -");
+  if (mcpConfig && v.server)
+    throw new UsageError("--server does not apply to --mcp-config: server names come from the configuration's keys");
+  if (v.server && !SERVER_NAME.test(v.server))
+    throw new UsageError("--server: server names are 1-64 characters of A-Z a-z 0-9 _ -");
   const retries = v.retries === undefined ? DEFAULTS.retries : Number(v.retries);
-  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError("--retries must be a whole number from 0 to 20");
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20)
+    throw new UsageError("--retries must be a whole number from 0 to 20");
   const key = v.key ?? env.TOOL_SEARCH_KEY;
   const tenant = v.tenant ?? env.TOOL_SEARCH_TENANT ?? (key ? parseKey(key)?.tenant : undefined);
   const dryRun = v["dry-run"];
-  if (!dryRun && !key) throw new UsageError("give an API key with the write scope: --key or TOOL_SEARCH_KEY (or use --dry-run)");
-  if (!dryRun && !tenant) throw new UsageError("give the tenant: --tenant or TOOL_SEARCH_TENANT (a tenant key names its own tenant)");
+  if (!dryRun && !key)
+    throw new UsageError("give an API key with the write scope: --key or TOOL_SEARCH_KEY (or use --dry-run)");
+  if (!dryRun && !tenant)
+    throw new UsageError("give the tenant: --tenant or TOOL_SEARCH_TENANT (a tenant key names its own tenant)");
   return {
     paths,
     ...(mcpConfig ? { mcpConfig } : {}),
@@ -150,7 +156,8 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" 
 }
 
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 }
 
 /** Groups from files and folders. */
@@ -161,13 +168,18 @@ function fromFiles(options: Options, note: (line: string) => void): ServerUpload
   const sources = files.map(readSource);
   for (const source of sources) {
     for (const line of source.notes) note(`note: ${line}`);
-    if (source.deferTools && !options.replace) note(`note: ${source.file} sets defer_tools, which only a replacement carries (--replace); ignored`);
+    if (source.deferTools && !options.replace)
+      note(`note: ${source.file} sets defer_tools, which only a replacement carries (--replace); ignored`);
   }
   return groupByServer(sources, options.server);
 }
 
 /** Groups from the servers of an MCP configuration; a server that cannot be listed is a failed outcome. */
-async function fromMcpConfig(file: string, options: Options, note: (line: string) => void): Promise<{ uploads: ServerUpload[]; unreachable: ServerOutcome[] }> {
+async function fromMcpConfig(
+  file: string,
+  options: Options,
+  note: (line: string) => void,
+): Promise<{ uploads: ServerUpload[]; unreachable: ServerOutcome[] }> {
   const { servers, skipped } = readMcpConfig(file);
   for (const key of skipped) note(`skipped '${key}' (disabled)`);
   const version = packageVersion();
@@ -179,8 +191,11 @@ async function fromMcpConfig(file: string, options: Options, note: (line: string
       const configured = servers[next++]!;
       try {
         const listed = await listServerTools(configured, version);
-        note(`${configured.key}: ${listed.tools.length} tools listed (${listed.pages} page${listed.pages === 1 ? "" : "s"})${configured.server !== configured.key ? ` -> server '${configured.server}'` : ""}`);
-        if (listed.missing.length) note(`note: '${configured.key}' allows tools it does not have: ${listed.missing.join(", ")}`);
+        note(
+          `${configured.key}: ${listed.tools.length} tools listed (${listed.pages} page${listed.pages === 1 ? "" : "s"})${configured.server !== configured.key ? ` -> server '${configured.server}'` : ""}`,
+        );
+        if (listed.missing.length)
+          note(`note: '${configured.key}' allows tools it does not have: ${listed.missing.join(", ")}`);
         uploads.push({
           server: configured.server,
           tools: listed.tools.length,
@@ -191,7 +206,9 @@ async function fromMcpConfig(file: string, options: Options, note: (line: string
         });
       } catch (e) {
         const outcome = emptyOutcome({ server: configured.server, tools: 0, items: [], batches: [], rejected: [] });
-        outcome.failed.push(`cannot list the tools of '${configured.key}': ${e instanceof Error ? e.message : String(e)}`);
+        outcome.failed.push(
+          `cannot list the tools of '${configured.key}': ${e instanceof Error ? e.message : String(e)}`,
+        );
         unreachable.push(outcome);
       }
     }
@@ -217,7 +234,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const progress = createProgress("uploading");
   try {
-    const read = options.mcpConfig ? await fromMcpConfig(options.mcpConfig, options, progress.note) : { uploads: fromFiles(options, progress.note), unreachable: [] };
+    const read = options.mcpConfig
+      ? await fromMcpConfig(options.mcpConfig, options, progress.note)
+      : { uploads: fromFiles(options, progress.note), unreachable: [] };
     const uploads = await planUploads(read.uploads, { ...options, limits: DEFAULT_LIMITS });
     let outcomes: ServerOutcome[];
     if (options.dryRun) {
@@ -227,11 +246,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         url: options.url,
         token: options.key!,
         retry: { retries: options.retries },
-        onRetry: (e) => progress.note(`retrying ${e.method} ${e.path} in ${(e.delayMs / 1000).toFixed(1)} s (${e.reason}; retry ${e.attempt} of ${options.retries})`),
+        onRetry: (e) =>
+          progress.note(
+            `retrying ${e.method} ${e.path} in ${(e.delayMs / 1000).toFixed(1)} s (${e.reason}; retry ${e.attempt} of ${options.retries})`,
+          ),
       });
-      process.stdout.write(`Uploading to ${options.url}, tenant '${options.tenant}'${options.replace ? ", replacing each server's set" : ""}\n`);
+      process.stdout.write(
+        `Uploading to ${options.url}, tenant '${options.tenant}'${options.replace ? ", replacing each server's set" : ""}\n`,
+      );
       progress.start(uploads.reduce((n, u) => n + u.batches.reduce((m, b) => m + b.items.length, 0), 0));
-      outcomes = await sendUploads(uploads, client.tenant(options.tenant!), { replace: options.replace, concurrency: options.concurrency, onSettled: progress.advance });
+      outcomes = await sendUploads(uploads, client.tenant(options.tenant!), {
+        replace: options.replace,
+        concurrency: options.concurrency,
+        onSettled: progress.advance,
+      });
       progress.stop();
     }
     outcomes.push(...read.unreachable);

@@ -22,7 +22,10 @@ import { InputError } from "./sources.ts";
  */
 const ServerEntrySchema = z
   .looseObject({
-    type: z.enum(["stdio", "local", "http", "sse"]).optional().describe('"local" is Copilot CLI\'s name for stdio; default: stdio with a command, http with a url'),
+    type: z
+      .enum(["stdio", "local", "http", "sse"])
+      .optional()
+      .describe('"local" is Copilot CLI\'s name for stdio; default: stdio with a command, http with a url'),
     command: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
@@ -68,7 +71,8 @@ export function readMcpConfig(file: string): { servers: ConfiguredServer[]; skip
     throw new InputError(`${file}: cannot read it as JSON (${e instanceof Error ? e.message : e})`);
   }
   const parsed = ConfigSchema.safeParse(body);
-  if (!parsed.success) throw new InputError(`${file}: not an MCP configuration: ${issueReasons(parsed.error.issues).join("; ")}`);
+  if (!parsed.success)
+    throw new InputError(`${file}: not an MCP configuration: ${issueReasons(parsed.error.issues).join("; ")}`);
   const servers: ConfiguredServer[] = [];
   const skipped: string[] = [];
   const owners = new Map<string, string>();
@@ -78,9 +82,13 @@ export function readMcpConfig(file: string): { servers: ConfiguredServer[]; skip
       continue;
     }
     const server = serverNameFrom(key);
-    if (!server) throw new InputError(`${file}: the server key '${key}' has no letters or digits to make a server name from`);
+    if (!server)
+      throw new InputError(`${file}: the server key '${key}' has no letters or digits to make a server name from`);
     const other = owners.get(server);
-    if (other) throw new InputError(`${file}: the keys '${other}' and '${key}' both become the server name '${server}'; rename one`);
+    if (other)
+      throw new InputError(
+        `${file}: the keys '${other}' and '${key}' both become the server name '${server}'; rename one`,
+      );
     owners.set(server, key);
     servers.push({ key, server, entry, baseDir: dirname(resolve(file)) });
   }
@@ -100,13 +108,20 @@ function transportFor(configured: ConfiguredServer, stderrTail: string[]): Trans
     });
     // The server's own log stays out of the upload's output; its last lines explain a failure.
     transport.stderr?.on("data", (chunk: Buffer) => {
-      stderrTail.push(...chunk.toString().split("\n").filter((l) => l.trim()));
+      stderrTail.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l.trim()),
+      );
       stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
     });
     return transport;
   }
   const requestInit = { headers: entry.headers };
-  return kind === "http" ? new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit }) : new SSEClientTransport(new URL(entry.url!), { requestInit });
+  return kind === "http"
+    ? new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit })
+    : new SSEClientTransport(new URL(entry.url!), { requestInit });
 }
 
 export interface ListedTools {
@@ -135,7 +150,11 @@ export async function listServerTools(configured: ConfiguredServer, clientVersio
     if (!allow || allow.includes("*")) return { tools, pages, missing: [] };
     const wanted = new Set(allow);
     const names = new Set(tools.map((t) => (t as { name: string }).name));
-    return { tools: tools.filter((t) => wanted.has((t as { name: string }).name)), pages, missing: allow.filter((n) => !names.has(n)) };
+    return {
+      tools: tools.filter((t) => wanted.has((t as { name: string }).name)),
+      pages,
+      missing: allow.filter((n) => !names.has(n)),
+    };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     const stdio = transportKind(configured.entry) === "stdio";

@@ -64,12 +64,18 @@ export function groupByServer(sources: Source[], forced?: string): ServerUpload[
     const fromFile = forced ?? serverNameFrom(source.stem);
     const touched = new Set<ServerUpload>();
     for (const item of source.items) {
-      const own = typeof item.raw === "object" && item.raw !== null ? (item.raw as { server?: unknown }).server : undefined;
+      const own =
+        typeof item.raw === "object" && item.raw !== null ? (item.raw as { server?: unknown }).server : undefined;
       const server = forced ?? (typeof own === "string" ? own : fromFile);
       if (server === null) {
         const g = group(`(${source.stem})`);
         g.tools += 1;
-        g.rejected.push({ where: item.where, reasons: [`no server: the tool names none and the file name '${source.stem}' cannot be made one; pass --server`] });
+        g.rejected.push({
+          where: item.where,
+          reasons: [
+            `no server: the tool names none and the file name '${source.stem}' cannot be made one; pass --server`,
+          ],
+        });
         continue;
       }
       const g = group(server);
@@ -79,13 +85,22 @@ export function groupByServer(sources: Source[], forced?: string): ServerUpload[
         g.rejected.push({ where: item.where, reasons: [`server '${own}' differs from --server '${forced}'`] });
         continue;
       }
-      const raw = typeof item.raw === "object" && item.raw !== null && !Array.isArray(item.raw) ? { ...item.raw, server } : item.raw;
+      const raw =
+        typeof item.raw === "object" && item.raw !== null && !Array.isArray(item.raw)
+          ? { ...item.raw, server }
+          : item.raw;
       g.items.push({ raw, where: item.where });
     }
     if (source.items.length === 0 && fromFile) touched.add(group(fromFile));
     if (source.deferTools) {
       for (const g of touched) {
-        if (g.deferTools && g.deferTools !== source.deferTools) g.rejected.push({ where: source.file, reasons: [`defer_tools "${source.deferTools}" differs from "${g.deferTools}" in another file of server '${g.server}'`] });
+        if (g.deferTools && g.deferTools !== source.deferTools)
+          g.rejected.push({
+            where: source.file,
+            reasons: [
+              `defer_tools "${source.deferTools}" differs from "${g.deferTools}" in another file of server '${g.server}'`,
+            ],
+          });
         g.deferTools = source.deferTools;
       }
     }
@@ -101,7 +116,10 @@ function cut(group: ServerUpload, options: PlanOptions): Batch[] {
   for (const item of group.items) {
     const size = utf8(JSON.stringify(item.raw)) + 1; // and a comma
     if (envelope + size > options.maxBodyBytes) {
-      group.rejected.push({ where: item.where, reasons: [`${size} bytes: larger than a request may be (--max-body-bytes ${options.maxBodyBytes})`] });
+      group.rejected.push({
+        where: item.where,
+        reasons: [`${size} bytes: larger than a request may be (--max-body-bytes ${options.maxBodyBytes})`],
+      });
       continue;
     }
     if (current.items.length >= options.batchSize || current.bytes + size > options.maxBodyBytes) {
@@ -128,13 +146,23 @@ export async function planUploads(groups: ServerUpload[], options: PlanOptions):
         options.replace ? { server: group.server } : {},
       );
       if (!parsed.ok) {
-        for (const e of parsed.errors) group.rejected.push({ where: batch.items[e.index]?.where ?? group.server, ...(e.name ? { name: e.name } : {}), reasons: e.reasons });
+        for (const e of parsed.errors)
+          group.rejected.push({
+            where: batch.items[e.index]?.where ?? group.server,
+            ...(e.name ? { name: e.name } : {}),
+            reasons: e.reasons,
+          });
         continue;
       }
       parsed.rows.forEach((row, i) => {
         const where = batch.items[i]!.where;
         const seen = firstSeen.get(row.id);
-        if (seen) group.rejected.push({ where, name: row.name, reasons: [`duplicate of ${seen} (${row.id}); each tool may appear once`] });
+        if (seen)
+          group.rejected.push({
+            where,
+            name: row.name,
+            reasons: [`duplicate of ${seen} (${row.id}); each tool may appear once`],
+          });
         else firstSeen.set(row.id, where);
       });
     }

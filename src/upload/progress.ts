@@ -17,7 +17,12 @@ export function createProgress(label: string, stream: NodeJS.WriteStream = proce
     return { start() {}, advance() {}, note: (line) => void process.stderr.write(`${line}\n`), stop() {} };
   }
   const bars = new cliProgress.MultiBar(
-    { stream, format: `${label} {bar} {value}/{total} tools | {percentage}% | {duration_formatted}`, hideCursor: true, clearOnComplete: false },
+    {
+      stream,
+      format: `${label} {bar} {value}/{total} tools | {percentage}% | {duration_formatted}`,
+      hideCursor: true,
+      clearOnComplete: false,
+    },
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | null = null;

@@ -5,7 +5,13 @@ const COLUMNS = ["tools", "added", "updated", "unchanged", "removed", "rejected"
 const DRY_RUN_COLUMNS = ["tools", "requests", "rejected"] as const;
 
 function row(outcome: ServerOutcome): Omit<Totals, "servers"> {
-  return { tools: outcome.tools, requests: outcome.requests, ...outcome.counts, rejected: outcome.rejectedTools, failed: outcome.failedTools };
+  return {
+    tools: outcome.tools,
+    requests: outcome.requests,
+    ...outcome.counts,
+    rejected: outcome.rejectedTools,
+    failed: outcome.failedTools,
+  };
 }
 
 export interface Totals {
@@ -21,7 +27,17 @@ export interface Totals {
 }
 
 export function totals(outcomes: ServerOutcome[]): Totals {
-  const sum: Totals = { servers: outcomes.length, tools: 0, requests: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0, failed: 0 };
+  const sum: Totals = {
+    servers: outcomes.length,
+    tools: 0,
+    requests: 0,
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    rejected: 0,
+    failed: 0,
+  };
   for (const o of outcomes) for (const [k, v] of Object.entries(row(o))) sum[k as keyof Totals] += v;
   return sum;
 }
@@ -30,8 +46,9 @@ export function formatSummary(outcomes: ServerOutcome[], dryRun: boolean): strin
   const sum = totals(outcomes);
   const width = Math.max(6, ...outcomes.map((o) => o.server.length));
   const cols = dryRun ? DRY_RUN_COLUMNS : COLUMNS;
-  const line = (name: string, values: Omit<Totals, "servers">) => [name.padEnd(width), ...cols.map((c) => String(values[c]).padStart(c.length))].join("  ");
-  const lines = [[("server").padEnd(width), ...cols].join("  ")];
+  const line = (name: string, values: Omit<Totals, "servers">) =>
+    [name.padEnd(width), ...cols.map((c) => String(values[c]).padStart(c.length))].join("  ");
+  const lines = [["server".padEnd(width), ...cols].join("  ")];
   for (const o of outcomes) lines.push(line(o.server, row(o)));
   if (outcomes.length > 1) lines.push(line("total", sum));
 

@@ -73,17 +73,30 @@ function describe(batch: Batch): string {
 /** A service refusal in terms of the input: per item when it lists items, else for the request. */
 function refusal(outcome: ServerOutcome, batch: Batch, error: ToolSearchError): void {
   outcome.rejectedTools += batch.items.length;
-  const items = Array.isArray(error.body.items) ? (error.body.items as { index: number; name?: string; reasons: string[] }[]) : [];
+  const items = Array.isArray(error.body.items)
+    ? (error.body.items as { index: number; name?: string; reasons: string[] }[])
+    : [];
   if (items.length === 0) {
-    outcome.rejected.push({ where: describe(batch), reasons: [`${error.status} ${error.code}: ${error.body.message}`] });
+    outcome.rejected.push({
+      where: describe(batch),
+      reasons: [`${error.status} ${error.code}: ${error.body.message}`],
+    });
     return;
   }
   for (const item of items) {
-    outcome.rejected.push({ where: batch.items[item.index]?.where ?? describe(batch), ...(item.name ? { name: item.name } : {}), reasons: item.reasons });
+    outcome.rejected.push({
+      where: batch.items[item.index]?.where ?? describe(batch),
+      ...(item.name ? { name: item.name } : {}),
+      reasons: item.reasons,
+    });
   }
 }
 
-export async function sendUploads(uploads: ServerUpload[], api: TenantClient, options: SendOptions): Promise<ServerOutcome[]> {
+export async function sendUploads(
+  uploads: ServerUpload[],
+  api: TenantClient,
+  options: SendOptions,
+): Promise<ServerOutcome[]> {
   const outcomes = uploads.map(emptyOutcome);
   const tasks = uploads.flatMap((upload, i) =>
     upload.batches.map((batch) => async () => {
@@ -91,7 +104,10 @@ export async function sendUploads(uploads: ServerUpload[], api: TenantClient, op
       const tools = batch.items.map((item) => item.raw) as Parameters<TenantClient["tools"]["upsert"]>[0];
       try {
         const result = options.replace
-          ? await api.servers.replaceTools(upload.server, { tools, ...(upload.deferTools ? { defer_tools: upload.deferTools } : {}) })
+          ? await api.servers.replaceTools(upload.server, {
+              tools,
+              ...(upload.deferTools ? { defer_tools: upload.deferTools } : {}),
+            })
           : await api.tools.upsert(tools);
         record(outcome, result);
       } catch (e) {
@@ -99,7 +115,9 @@ export async function sendUploads(uploads: ServerUpload[], api: TenantClient, op
         if (e instanceof ToolSearchError && !undeliverable) refusal(outcome, batch, e);
         else {
           outcome.failedTools += batch.items.length;
-          outcome.failed.push(`${describe(batch)}: not delivered (${e instanceof Error ? e.message : String(e)}); run again to finish`);
+          outcome.failed.push(
+            `${describe(batch)}: not delivered (${e instanceof Error ? e.message : String(e)}); run again to finish`,
+          );
         }
       }
       options.onSettled?.(batch.items.length);

@@ -49,7 +49,8 @@ export function inputFiles(paths: string[]): { files: string[]; skipped: string[
     const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
       const ext = extname(entry.name).toLowerCase();
-      if (entry.isFile() && !entry.name.startsWith(".") && (JSON_EXTENSIONS.has(ext) || NDJSON_EXTENSIONS.has(ext))) files.push(join(path, entry.name));
+      if (entry.isFile() && !entry.name.startsWith(".") && (JSON_EXTENSIONS.has(ext) || NDJSON_EXTENSIONS.has(ext)))
+        files.push(join(path, entry.name));
       else if (!entry.name.startsWith(".")) skipped.push(join(path, entry.name));
     }
   }
@@ -90,12 +91,16 @@ export function readSource(file: string): Source {
     throw new InputError(`${file}: ${e instanceof Error ? e.message : e}`);
   }
   if (!list) {
-    throw new InputError(`${file}: expected a tools/list result {"tools": [...]}, a JSON-RPC response carrying one, or an array of tools`);
+    throw new InputError(
+      `${file}: expected a tools/list result {"tools": [...]}, a JSON-RPC response carrying one, or an array of tools`,
+    );
   }
   source.items = list.tools.map((raw, i) => ({ raw, where: `${name} tools[${i}]` }));
   if (list.deferTools) source.deferTools = list.deferTools;
   if (list.nextCursor) {
-    source.notes.push(`${name} is one page of a paginated tools/list (nextCursor is set): tools on later pages are not in it. Save every page, or upload with --mcp-config.`);
+    source.notes.push(
+      `${name} is one page of a paginated tools/list (nextCursor is set): tools on later pages are not in it. Save every page, or upload with --mcp-config.`,
+    );
   }
   return source;
 }

@@ -4,7 +4,13 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ToolSearchClient, ToolSearchError, type ClientOptions, type RetryEvent, type ToolInput } from "../../src/client/index.ts";
+import {
+  ToolSearchClient,
+  ToolSearchError,
+  type ClientOptions,
+  type RetryEvent,
+  type ToolInput,
+} from "../../src/client/index.ts";
 import { OPERATOR, uniqueTenant } from "../helpers.ts";
 
 const worker = (request: Request) => exports.default.fetch(request);
@@ -33,13 +39,19 @@ describe("ToolSearchClient", () => {
     expect(tenant).toMatchObject({ id, settings: { default_max_results: 4 } });
     expect(created.key).toMatch(new RegExp(`^tsk_${id}_`));
     expect(await api.settings.get()).toMatchObject({ default_max_results: 4, search_budget: 3 });
-    expect(await api.settings.patch({ matching_threshold: 2 })).toMatchObject({ matching_threshold: 2, default_max_results: 4 });
+    expect(await api.settings.patch({ matching_threshold: 2 })).toMatchObject({
+      matching_threshold: 2,
+      default_max_results: 4,
+    });
 
     const second = await api.keys.create({ scopes: ["search"] });
     expect((await api.keys.list()).map((k) => k.id)).toEqual([created.id, second.id]);
     await api.keys.revoke(second.id);
     expect((await api.keys.list()).find((k) => k.id === second.id)?.revoked_at).not.toBeNull();
-    const revoked = await client(second.key).tenant(id).catalog().catch((e: unknown) => e);
+    const revoked = await client(second.key)
+      .tenant(id)
+      .catalog()
+      .catch((e: unknown) => e);
     expect(revoked).toBeInstanceOf(ToolSearchError);
     expect((revoked as ToolSearchError).status).toBe(401);
   });
@@ -47,10 +59,24 @@ describe("ToolSearchClient", () => {
   it("uploads (JSON, NDJSON, replace), lists, reads, searches and deletes tools", async () => {
     const { api } = await freshTenant();
     expect(await api.tools.upsert([{ server: "weather", ...weather }])).toMatchObject({ added: 1, revision: 1 });
-    expect(await api.tools.upsert([{ server: "weather", ...weather }])).toMatchObject({ added: 0, unchanged: 1, revision: 1 });
-    const fs = ["read_file", "write_file", "list_directory"].map((name) => ({ server: "fs", name, description: `${name.replace("_", " ")} on disk`, inputSchema: { type: "object" } }));
+    expect(await api.tools.upsert([{ server: "weather", ...weather }])).toMatchObject({
+      added: 0,
+      unchanged: 1,
+      revision: 1,
+    });
+    const fs = ["read_file", "write_file", "list_directory"].map((name) => ({
+      server: "fs",
+      name,
+      description: `${name.replace("_", " ")} on disk`,
+      inputSchema: { type: "object" },
+    }));
     expect(await api.tools.upsertNdjson(fs)).toMatchObject({ added: 3 });
-    expect(await api.servers.replaceTools("fs", { tools: fs.slice(0, 2).map(({ server: _, ...t }) => t), defer_tools: "never" })).toMatchObject({
+    expect(
+      await api.servers.replaceTools("fs", {
+        tools: fs.slice(0, 2).map(({ server: _, ...t }) => t),
+        defer_tools: "never",
+      }),
+    ).toMatchObject({
       added: 0,
       unchanged: 2,
       removed: 1,
@@ -64,7 +90,11 @@ describe("ToolSearchClient", () => {
     expect(all).toEqual(["fs::read_file", "fs::write_file", "weather::get_weather"]);
 
     const detail = await api.tools.get("weather::get_weather", { format: "anthropic" });
-    expect(detail.definition).toEqual({ name: "weather__get_weather", description: weather.description, input_schema: (weather as { inputSchema: unknown }).inputSchema });
+    expect(detail.definition).toEqual({
+      name: "weather__get_weather",
+      description: weather.description,
+      input_schema: (weather as { inputSchema: unknown }).inputSchema,
+    });
 
     const catalog = await api.catalog();
     expect(catalog.servers).toEqual([
@@ -86,21 +116,34 @@ describe("ToolSearchClient", () => {
     const requests: string[] = [];
     const counting = (r: Request) => (requests.push(`${r.method} ${new URL(r.url).pathname}`), worker(r));
     const api = client(created.key, { fetch: counting, retry: { retries: 3, baseDelayMs: 1 } }).tenant(id);
-    await api.servers.replaceTools("fs", { tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }], defer_tools: "never" });
+    await api.servers.replaceTools("fs", {
+      tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
+      defer_tools: "never",
+    });
     await api.tools.upsert([{ server: "weather", ...weather }]);
 
     const created_ = await api.sessions.create({ session_id: "chat-1", budget_cap: 1 });
-    expect(created_).toMatchObject({ session_id: "chat-1", created: true, turn: 1, budget: { cap: 1, used: 0 }, always_loaded: ["fs::read_file"] });
+    expect(created_).toMatchObject({
+      session_id: "chat-1",
+      created: true,
+      turn: 1,
+      budget: { cap: 1, used: 0 },
+      always_loaded: ["fs::read_file"],
+    });
     const session = api.session("chat-1");
 
-    const inactive = (await session.resolve({ name: "weather__get_weather" }).catch((e: unknown) => e)) as ToolSearchError;
+    const inactive = (await session
+      .resolve({ name: "weather__get_weather" })
+      .catch((e: unknown) => e)) as ToolSearchError;
     expect(inactive.code).toBe("tool-not-active");
     expect(inactive.status).toBe(409);
     expect(inactive.body.message).toContain("tool_search(query='weather__get_weather')");
 
     const found = await session.search({ query: "weather for a city" });
     expect(found).toMatchObject({ activated: ["weather::get_weather"], budget: { used: 1, cap: 1, remaining: 0 } });
-    expect((await session.resolve({ name: "weather__get_weather", format: "openai" })).definition).toMatchObject({ type: "function" });
+    expect((await session.resolve({ name: "weather__get_weather", format: "openai" })).definition).toMatchObject({
+      type: "function",
+    });
     const list = await session.toolList({ format: "anthropic" });
     expect(list.entries.map((e) => e.name)).toEqual(["tool_search", "fs__read_file", "weather__get_weather"]);
 
@@ -110,8 +153,14 @@ describe("ToolSearchClient", () => {
     expect(spent.body).toMatchObject({ error: "search-budget-exhausted", budgetCap: 1 });
     expect(requests).toEqual([`POST /v1/tenants/${id}/search`]);
 
-    expect(await session.startTurn({ turn: 2 })).toMatchObject({ turn: 2, budget: { used: 0 }, activated: ["weather::get_weather"] });
-    expect(await session.setTools([{ name: "ask_user", description: "Ask the user", inputSchema: { type: "object" } }])).toMatchObject({ tools: ["ask_user"], tools_version: 1 });
+    expect(await session.startTurn({ turn: 2 })).toMatchObject({
+      turn: 2,
+      budget: { used: 0 },
+      activated: ["weather::get_weather"],
+    });
+    expect(
+      await session.setTools([{ name: "ask_user", description: "Ask the user", inputSchema: { type: "object" } }]),
+    ).toMatchObject({ tools: ["ask_user"], tools_version: 1 });
     expect((await session.get()).session_tools).toEqual(["ask_user"]);
     await session.end();
     await expect(session.get()).rejects.toMatchObject({ status: 404 });
@@ -121,10 +170,14 @@ describe("ToolSearchClient", () => {
     const { api } = await freshTenant();
     await api.tools.upsert([{ server: "weather", ...weather }]);
     const deferred = await api.deferredList({ limit: 10 });
-    expect(deferred.tools).toEqual([{ tool_id: "weather::get_weather", line: "weather::get_weather: Current weather for a city", truncated: false }]);
+    expect(deferred.tools).toEqual([
+      { tool_id: "weather::get_weather", line: "weather::get_weather: Current weather for a city", truncated: false },
+    ]);
     const plan = await api.plan({ context_window: 200_000 });
     expect(plan).toMatchObject({ enabled: false, reason: "below-min-tools", tools: { total: 1, deferred: 1 } });
-    expect(await api.convertToolResult({ content: [{ type: "text", text: "12 degrees" }], isError: false })).toMatchObject({ textResultForLlm: "12 degrees", resultType: "success" });
+    expect(
+      await api.convertToolResult({ content: [{ type: "text", text: "12 degrees" }], isError: false }),
+    ).toMatchObject({ textResultForLlm: "12 degrees", resultType: "success" });
   });
 
   it("throws ToolSearchError carrying the service's {error, message} body and status", async () => {
@@ -138,11 +191,15 @@ describe("ToolSearchClient", () => {
     expect(err.body.suggestions).toEqual(["gh::list_issues"]);
     expect(err.message).toContain("gh::list_issues");
 
-    const invalid = (await api.tools.upsert([{ server: "gh", name: "bad name", inputSchema: { type: "object" } }]).catch((e: unknown) => e)) as ToolSearchError;
+    const invalid = (await api.tools
+      .upsert([{ server: "gh", name: "bad name", inputSchema: { type: "object" } }])
+      .catch((e: unknown) => e)) as ToolSearchError;
     expect(invalid.status).toBe(400);
     expect(invalid.body).toMatchObject({ error: "invalid-request", items: [{ index: 0, name: "bad name" }] });
 
-    const both = (await api.search({ query: "x", tool_id: "gh::list_issues" }).catch((e: unknown) => e)) as ToolSearchError;
+    const both = (await api
+      .search({ query: "x", tool_id: "gh::list_issues" })
+      .catch((e: unknown) => e)) as ToolSearchError;
     expect(both.code).toBe("invalid-request");
   });
 
@@ -153,12 +210,20 @@ describe("ToolSearchClient", () => {
     const flaky = async (request: Request) => {
       const status = script.shift();
       seen.push(status ?? 200);
-      if (status === 429) return Response.json({ error: "rate-limited", message: "slow down" }, { status, headers: { "retry-after": "0" } });
+      if (status === 429)
+        return Response.json(
+          { error: "rate-limited", message: "slow down" },
+          { status, headers: { "retry-after": "0" } },
+        );
       if (status) return new Response("upstream unavailable", { status });
       return worker(request);
     };
     const retries: RetryEvent[] = [];
-    const api = client(created.key, { fetch: flaky, retry: { retries: 3, baseDelayMs: 1 }, onRetry: (e) => retries.push(e) }).tenant(id);
+    const api = client(created.key, {
+      fetch: flaky,
+      retry: { retries: 3, baseDelayMs: 1 },
+      onRetry: (e) => retries.push(e),
+    }).tenant(id);
     expect(await api.catalog()).toMatchObject({ tools: 0 });
     expect(seen).toEqual([503, 429, 200]);
     expect(retries.map((r) => [r.attempt, r.reason, r.delayMs])).toEqual([
@@ -167,7 +232,10 @@ describe("ToolSearchClient", () => {
     ]);
 
     const calls: string[] = [];
-    const counting = client(created.key, { fetch: (r) => (calls.push(r.url), worker(r)), retry: { retries: 3, baseDelayMs: 1 } }).tenant(id);
+    const counting = client(created.key, {
+      fetch: (r) => (calls.push(r.url), worker(r)),
+      retry: { retries: 3, baseDelayMs: 1 },
+    }).tenant(id);
     await expect(counting.tools.get("x::y")).rejects.toThrow(ToolSearchError);
     expect(calls).toHaveLength(1);
   });

@@ -28,17 +28,38 @@ async function stored(tenant: string): Promise<Stored> {
     return {
       revision: Number(sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).one().value),
       tools: sql.exec<{ id: string; hash: string }>(`SELECT id, hash FROM tools ORDER BY id`).toArray(),
-      servers: sql.exec<{ name: string }>(`SELECT name FROM servers ORDER BY name`).toArray().map((r) => r.name),
-      audit: sql.exec<{ action: string }>(`SELECT action FROM audit_log ORDER BY seq`).toArray().map((r) => r.action),
+      servers: sql
+        .exec<{ name: string }>(`SELECT name FROM servers ORDER BY name`)
+        .toArray()
+        .map((r) => r.name),
+      audit: sql
+        .exec<{ action: string }>(`SELECT action FROM audit_log ORDER BY seq`)
+        .toArray()
+        .map((r) => r.action),
     };
   });
 }
 
 const bigBatch = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ server: `s${i % 20}`, ...mcpTool(`tool_${i}`, `Tool number ${i} handles ${["files", "issues", "weather", "mail"][i % 4]}`, { id: { type: "string" } }) }));
+  Array.from({ length: n }, (_, i) => ({
+    server: `s${i % 20}`,
+    ...mcpTool(`tool_${i}`, `Tool number ${i} handles ${["files", "issues", "weather", "mail"][i % 4]}`, {
+      id: { type: "string" },
+    }),
+  }));
 
 function contentOf(tool: ReturnType<typeof bigBatch>[number]): ToolContent {
-  return { server: tool.server, name: tool.name, title: null, description: tool.description, inputSchema: tool.inputSchema, outputSchema: null, annotations: null, keywords: [], defer: null };
+  return {
+    server: tool.server,
+    name: tool.name,
+    title: null,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: null,
+    annotations: null,
+    keywords: [],
+    defer: null,
+  };
 }
 
 /** All or nothing: either the batch is there whole, at revision 1 with its audit entry, or nothing is. */
@@ -131,13 +152,24 @@ type Op =
 
 const toolArb = fc.record({ server: fc.constantFrom(...SERVERS), name: fc.constantFrom(...NAMES), v: fc.nat(2) });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant("upsert" as const), tools: fc.uniqueArray(toolArb, { minLength: 1, maxLength: 3, selector: (t) => `${t.server}::${t.name}` }) }),
+  fc.record({
+    kind: fc.constant("upsert" as const),
+    tools: fc.uniqueArray(toolArb, { minLength: 1, maxLength: 3, selector: (t) => `${t.server}::${t.name}` }),
+  }),
   fc.record({
     kind: fc.constant("replace" as const),
     server: fc.constantFrom(...SERVERS),
-    tools: fc.uniqueArray(fc.record({ name: fc.constantFrom(...NAMES), v: fc.nat(2) }), { minLength: 1, maxLength: 3, selector: (t) => t.name }),
+    tools: fc.uniqueArray(fc.record({ name: fc.constantFrom(...NAMES), v: fc.nat(2) }), {
+      minLength: 1,
+      maxLength: 3,
+      selector: (t) => t.name,
+    }),
   }),
-  fc.record({ kind: fc.constant("deleteTool" as const), server: fc.constantFrom(...SERVERS), name: fc.constantFrom(...NAMES) }),
+  fc.record({
+    kind: fc.constant("deleteTool" as const),
+    server: fc.constantFrom(...SERVERS),
+    name: fc.constantFrom(...NAMES),
+  }),
   fc.record({ kind: fc.constant("deleteServer" as const), server: fc.constantFrom(...SERVERS) }),
 );
 
@@ -147,9 +179,19 @@ type Model = Map<string, Map<string, number>>;
 const describeTool = (name: string, v: number) => mcpTool(name, `${name} variant ${v}`);
 
 function send(tenant: string, key: string, op: Op) {
-  if (op.kind === "upsert") return upsert(tenant, key, op.tools.map((t) => ({ server: t.server, ...describeTool(t.name, t.v) })));
-  if (op.kind === "replace") return call("PUT", `/v1/tenants/${tenant}/servers/${op.server}/tools`, { token: key, body: { tools: op.tools.map((t) => describeTool(t.name, t.v)) } });
-  if (op.kind === "deleteTool") return call("DELETE", `/v1/tenants/${tenant}/tools/${op.server}::${op.name}`, { token: key });
+  if (op.kind === "upsert")
+    return upsert(
+      tenant,
+      key,
+      op.tools.map((t) => ({ server: t.server, ...describeTool(t.name, t.v) })),
+    );
+  if (op.kind === "replace")
+    return call("PUT", `/v1/tenants/${tenant}/servers/${op.server}/tools`, {
+      token: key,
+      body: { tools: op.tools.map((t) => describeTool(t.name, t.v)) },
+    });
+  if (op.kind === "deleteTool")
+    return call("DELETE", `/v1/tenants/${tenant}/tools/${op.server}::${op.name}`, { token: key });
   return call("DELETE", `/v1/tenants/${tenant}/servers/${op.server}`, { token: key });
 }
 
@@ -169,7 +211,8 @@ function apply(model: Model, op: Op): { next: Model; counts: Record<string, numb
   if (op.kind === "upsert") for (const t of op.tools) put(t.server, t.name, t.v);
   if (op.kind === "replace") {
     const keep = new Set(op.tools.map((t) => t.name));
-    for (const name of next.get(op.server)?.keys() ?? []) if (!keep.has(name)) (next.get(op.server)!.delete(name), (counts.removed += 1));
+    for (const name of next.get(op.server)?.keys() ?? [])
+      if (!keep.has(name)) next.get(op.server)!.delete(name), (counts.removed += 1);
     for (const t of op.tools) put(op.server, t.name, t.v);
   }
   if (op.kind === "deleteTool") {
@@ -218,7 +261,9 @@ describe("concurrent writers to one tenant", () => {
           }
           for (const { op, body } of group) {
             const step = apply(model, op);
-            expect(modelText(step.next), "a write reported without a revision of its own changed nothing").toBe(modelText(model));
+            expect(modelText(step.next), "a write reported without a revision of its own changed nothing").toBe(
+              modelText(model),
+            );
             if (step.counts) expect(body).toMatchObject(step.counts);
           }
         }
@@ -226,7 +271,12 @@ describe("concurrent writers to one tenant", () => {
         const s = await stored(tenant);
         expect(s.revision).toBe(revision);
         const expected = await Promise.all(
-          [...model].flatMap(([server, tools]) => [...tools].map(async ([name, v]) => ({ id: `${server}::${name}`, hash: (await toRow({ server, ...contentOfTool(name, v) })).hash }))),
+          [...model].flatMap(([server, tools]) =>
+            [...tools].map(async ([name, v]) => ({
+              id: `${server}::${name}`,
+              hash: (await toRow({ server, ...contentOfTool(name, v) })).hash,
+            })),
+          ),
         );
         expect(s.tools).toEqual(expected.sort((a, b) => a.id.localeCompare(b.id)));
         expect(s.servers).toEqual([...model.keys()].sort());
@@ -238,14 +288,26 @@ describe("concurrent writers to one tenant", () => {
 
 function contentOfTool(name: string, v: number): Omit<ToolContent, "server"> {
   const t = describeTool(name, v);
-  return { name, title: null, description: t.description, inputSchema: t.inputSchema, outputSchema: null, annotations: null, keywords: [], defer: null };
+  return {
+    name,
+    title: null,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: null,
+    annotations: null,
+    keywords: [],
+    defer: null,
+  };
 }
 
 // ---- snapshots and alarms ----------------------------------------------------------------------
 
 async function seeded() {
   const t = await tenantWithKey();
-  const tools = Array.from({ length: 60 }, (_, i) => ({ server: `s${i % 4}`, ...mcpTool(`tool_${i}`, i === 7 ? "Convert currencies at today's rate" : `Generic helper ${i} for records`) }));
+  const tools = Array.from({ length: 60 }, (_, i) => ({
+    server: `s${i % 4}`,
+    ...mcpTool(`tool_${i}`, i === 7 ? "Convert currencies at today's rate" : `Generic helper ${i} for records`),
+  }));
   expect((await upsert(t.tenant, t.key, tools)).status).toBe(200);
   return t;
 }
@@ -253,7 +315,9 @@ async function seeded() {
 const QUERIES = ["convert currency rate", "generic helper", "records 12", "tool_33"];
 
 async function answers(tenant: string, key: string) {
-  return Promise.all(QUERIES.map(async (query) => (await search(tenant, key, { query, threshold: 0, max_results: 10 })).body.results));
+  return Promise.all(
+    QUERIES.map(async (query) => (await search(tenant, key, { query, threshold: 0, max_results: 10 })).body.results),
+  );
 }
 
 describe("a damaged snapshot is never served", () => {
@@ -299,7 +363,10 @@ describe("alarms", () => {
       });
     await runAlarmTwiceAtOnce();
     await runDurableObjectAlarm(stubOf(tenant));
-    expect((await upsert(tenant, key, [{ server: "late", ...mcpTool("late_tool", "Translate speech between languages") }])).status).toBe(200);
+    expect(
+      (await upsert(tenant, key, [{ server: "late", ...mcpTool("late_tool", "Translate speech between languages") }]))
+        .status,
+    ).toBe(200);
     await runAlarmTwiceAtOnce();
     const write = upsert(tenant, key, [{ server: "late", ...mcpTool("later_tool", "Summarise a meeting transcript") }]);
     await Promise.all([runAlarmTwiceAtOnce(), write]);
@@ -308,7 +375,13 @@ describe("alarms", () => {
     // The snapshot the alarms left is current: a cold start restores it and answers the same.
     await evictDurableObject(stubOf(tenant));
     expect(await answers(tenant, key)).toEqual(before);
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body).toMatchObject({ revision: 3, tools: 62, index: { source: "snapshot", tools: 62 } });
-    expect((await search(tenant, key, { query: "meeting transcript" })).body.results[0].tool_id).toBe("late::later_tool");
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body).toMatchObject({
+      revision: 3,
+      tools: 62,
+      index: { source: "snapshot", tools: 62 },
+    });
+    expect((await search(tenant, key, { query: "meeting transcript" })).body.results[0].tool_id).toBe(
+      "late::later_tool",
+    );
   });
 });

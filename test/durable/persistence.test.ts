@@ -9,11 +9,15 @@ import type { TenantObject } from "../../src/durable/tenant-object.ts";
 import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
 const stubOf = (tenant: string) => env.TENANTS.get(env.TENANTS.idFromName(tenant));
-const catalog = async (tenant: string, key: string) => (await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body;
+const catalog = async (tenant: string, key: string) =>
+  (await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body;
 
 async function seeded() {
   const t = await tenantWithKey();
-  const tools = Array.from({ length: 40 }, (_, i) => ({ server: `s${i % 4}`, ...mcpTool(`tool_${i}`, i === 7 ? "Convert currencies at today's rate" : `Generic helper ${i}`) }));
+  const tools = Array.from({ length: 40 }, (_, i) => ({
+    server: `s${i % 4}`,
+    ...mcpTool(`tool_${i}`, i === 7 ? "Convert currencies at today's rate" : `Generic helper ${i}`),
+  }));
   expect((await upsert(t.tenant, t.key, tools)).status).toBe(200);
   return t;
 }
@@ -40,11 +44,16 @@ describe("after evictDurableObject", () => {
   it("rebuilds from rows when the snapshot is older than the catalog", async () => {
     const { tenant, key } = await seeded();
     await runDurableObjectAlarm(stubOf(tenant));
-    await upsert(tenant, key, [{ server: "late", ...mcpTool("late_tool", "Added after the snapshot: translate speech") }]);
+    await upsert(tenant, key, [
+      { server: "late", ...mcpTool("late_tool", "Added after the snapshot: translate speech") },
+    ]);
     await evictDurableObject(stubOf(tenant));
     const r = await search(tenant, key, { query: "translate speech" });
     expect(r.body.results[0].tool_id).toBe("late::late_tool");
-    expect((await catalog(tenant, key)).index).toMatchObject({ source: "rebuild", reason: expect.stringContaining("older") });
+    expect((await catalog(tenant, key)).index).toMatchObject({
+      source: "rebuild",
+      reason: expect.stringContaining("older"),
+    });
   });
 
   it("detects a damaged snapshot chunk by its checksum and rebuilds instead of serving it", async () => {
@@ -59,7 +68,10 @@ describe("after evictDurableObject", () => {
     await evictDurableObject(stubOf(tenant));
     const r = await search(tenant, key, { query: "convert currency rate" });
     expect(r.body.results[0].tool_id).toBe("s3::tool_7");
-    expect((await catalog(tenant, key)).index).toMatchObject({ source: "rebuild", reason: "snapshot chunk checksum mismatch" });
+    expect((await catalog(tenant, key)).index).toMatchObject({
+      source: "rebuild",
+      reason: "snapshot chunk checksum mismatch",
+    });
   });
 
   it("rebuilds when a snapshot chunk is missing", async () => {

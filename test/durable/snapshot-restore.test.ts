@@ -11,19 +11,57 @@ import { crc32 } from "../../src/durable/chunks.ts";
 import { INDEX_VERSION } from "../../src/search/tool-index.ts";
 import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
-const QUERIES = ["read file", "weather forecast", "create issue", "send message", "list_pull_requests", "github::create_issue"];
+const QUERIES = [
+  "read file",
+  "weather forecast",
+  "create issue",
+  "send message",
+  "list_pull_requests",
+  "github::create_issue",
+];
 
 function catalog() {
   const tools = [
-    { server: "fs", ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }) },
-    { server: "fs", ...mcpTool("write_file", "Write text to a file, replacing it", { path: { type: "string" }, text: { type: "string" } }) },
-    { server: "weather", ...mcpTool("getForecast", "Weather forecast for a city, by day", { city: { type: "string" } }) },
-    { server: "github", ...mcpTool("create_issue", "Create an issue in a repository", { repo: { type: "string" }, title: { type: "string" } }) },
-    { server: "github", ...mcpTool("list_pull_requests", "List open pull requests of a repository", { repo: { type: "string" } }) },
-    { server: "slack", ...mcpTool("send-message", "Send a message to a channel", { channel: { type: "string" }, text: { type: "string" } }) },
+    {
+      server: "fs",
+      ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }),
+    },
+    {
+      server: "fs",
+      ...mcpTool("write_file", "Write text to a file, replacing it", {
+        path: { type: "string" },
+        text: { type: "string" },
+      }),
+    },
+    {
+      server: "weather",
+      ...mcpTool("getForecast", "Weather forecast for a city, by day", { city: { type: "string" } }),
+    },
+    {
+      server: "github",
+      ...mcpTool("create_issue", "Create an issue in a repository", {
+        repo: { type: "string" },
+        title: { type: "string" },
+      }),
+    },
+    {
+      server: "github",
+      ...mcpTool("list_pull_requests", "List open pull requests of a repository", { repo: { type: "string" } }),
+    },
+    {
+      server: "slack",
+      ...mcpTool("send-message", "Send a message to a channel", {
+        channel: { type: "string" },
+        text: { type: "string" },
+      }),
+    },
   ];
   // Filler so that the snapshot holds a realistic spread of terms and documents.
-  for (let i = 0; i < 40; i++) tools.push({ server: `svc${i % 5}`, ...mcpTool(`tool_${i}`, `Utility number ${i} that handles records and reports for team ${i % 7}`) });
+  for (let i = 0; i < 40; i++)
+    tools.push({
+      server: `svc${i % 5}`,
+      ...mcpTool(`tool_${i}`, `Utility number ${i} that handles records and reports for team ${i % 7}`),
+    });
   return tools;
 }
 
@@ -32,7 +70,9 @@ async function answers(tenant: string, key: string): Promise<unknown[]> {
   for (const query of QUERIES) {
     const r = await search(tenant, key, { query, max_results: 5 });
     expect(r.status, r.text).toBe(200);
-    out.push(r.body.results.map((x: { tool_id: string; score: number; match: string }) => [x.tool_id, x.score, x.match]));
+    out.push(
+      r.body.results.map((x: { tool_id: string; score: number; match: string }) => [x.tool_id, x.score, x.match]),
+    );
   }
   return out;
 }
@@ -51,7 +91,10 @@ async function snapshotted() {
   const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
   const before = await answers(tenant, key);
   expect(await runDurableObjectAlarm(stub)).toBe(true);
-  const chunks = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec(`SELECT COUNT(*) AS n FROM snapshot_chunks`).one().n);
+  const chunks = await runInDurableObject(
+    stub,
+    (_o, state) => state.storage.sql.exec(`SELECT COUNT(*) AS n FROM snapshot_chunks`).one().n,
+  );
   expect(chunks).toBeGreaterThan(0);
   return { tenant, key, stub, before };
 }
@@ -83,7 +126,10 @@ describe("index snapshot across evictions", () => {
     });
     await evictDurableObject(stub);
     expect(await answers(tenant, key)).toEqual(before);
-    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot is older than the catalog or index version" });
+    expect(await indexLoad(tenant, key)).toMatchObject({
+      source: "rebuild",
+      reason: "snapshot is older than the catalog or index version",
+    });
     await expectSnapshotRewritten(stub, tenant, key, before);
   });
 
@@ -91,7 +137,9 @@ describe("index snapshot across evictions", () => {
     const { tenant, key, stub, before } = await snapshotted();
     await runInDurableObject(stub, (_o, state) => {
       // Format 1 (the first layout): magic, format, header length, JSON header, int32 postings.
-      const header = new TextEncoder().encode(JSON.stringify({ indexVersion: INDEX_VERSION, ids: [], docs: [], terms: [] }));
+      const header = new TextEncoder().encode(
+        JSON.stringify({ indexVersion: INDEX_VERSION, ids: [], docs: [], terms: [] }),
+      );
       const bytes = new Uint8Array(12 + header.length + 4);
       const view = new DataView(bytes.buffer);
       view.setUint32(0, 0x58495354, true);
@@ -102,7 +150,10 @@ describe("index snapshot across evictions", () => {
     });
     await evictDurableObject(stub);
     expect(await answers(tenant, key)).toEqual(before);
-    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot unreadable: snapshot format differs" });
+    expect(await indexLoad(tenant, key)).toMatchObject({
+      source: "rebuild",
+      reason: "snapshot unreadable: snapshot format differs",
+    });
     await expectSnapshotRewritten(stub, tenant, key, before);
   });
 
@@ -116,14 +167,19 @@ describe("index snapshot across evictions", () => {
     });
     await evictDurableObject(stub);
     expect(await answers(tenant, key)).toEqual(before);
-    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot chunk checksum mismatch" });
+    expect(await indexLoad(tenant, key)).toMatchObject({
+      source: "rebuild",
+      reason: "snapshot chunk checksum mismatch",
+    });
     await expectSnapshotRewritten(stub, tenant, key, before);
   });
 
   it("rebuilds when a chunk is missing", async () => {
     const { tenant, key, stub, before } = await snapshotted();
     await runInDurableObject(stub, (_o, state) => {
-      const data = new Uint8Array(sqlOf(state).exec<{ data: ArrayBuffer }>(`SELECT data FROM snapshot_chunks WHERE seq = 0`).one().data);
+      const data = new Uint8Array(
+        sqlOf(state).exec<{ data: ArrayBuffer }>(`SELECT data FROM snapshot_chunks WHERE seq = 0`).one().data,
+      );
       // Split the one chunk in two, then lose the second half.
       writeChunks(sqlOf(state), [data.subarray(0, data.length >> 1), data.subarray(data.length >> 1)]);
       sqlOf(state).exec(`DELETE FROM snapshot_chunks WHERE seq = 1`);
@@ -137,7 +193,9 @@ describe("index snapshot across evictions", () => {
   it("rebuilds when chunks with valid checksums hold bytes that do not decode", async () => {
     const { tenant, key, stub, before } = await snapshotted();
     await runInDurableObject(stub, (_o, state) => {
-      const data = new Uint8Array(sqlOf(state).exec<{ data: ArrayBuffer }>(`SELECT data FROM snapshot_chunks WHERE seq = 0`).one().data);
+      const data = new Uint8Array(
+        sqlOf(state).exec<{ data: ArrayBuffer }>(`SELECT data FROM snapshot_chunks WHERE seq = 0`).one().data,
+      );
       writeChunks(sqlOf(state), [data.subarray(0, data.length - 8)]); // truncated, re-checksummed
     });
     await evictDurableObject(stub);
@@ -156,7 +214,10 @@ describe("index snapshot across evictions", () => {
     });
     await evictDurableObject(stub);
     expect(await answers(tenant, key)).toEqual(before);
-    expect(await indexLoad(tenant, key)).toMatchObject({ source: "rebuild", reason: "snapshot is older than the catalog or index version" });
+    expect(await indexLoad(tenant, key)).toMatchObject({
+      source: "rebuild",
+      reason: "snapshot is older than the catalog or index version",
+    });
     await expectSnapshotRewritten(stub, tenant, key, before);
   });
 
@@ -173,7 +234,9 @@ describe("index snapshot across evictions", () => {
 /** Replaces the stored snapshot with `parts` as chunks, each with its correct CRC, tagged current. */
 function writeChunks(sql: SqlStorage, parts: Uint8Array[]): void {
   sql.exec(`DELETE FROM snapshot_chunks`);
-  parts.forEach((part, seq) => sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part)));
+  parts.forEach((part, seq) =>
+    sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part)),
+  );
   sql.exec(`UPDATE meta SET value = ? WHERE key = 'snapshot_chunks'`, String(parts.length));
   sql.exec(`UPDATE meta SET value = ? WHERE key = 'snapshot_bytes'`, String(parts.reduce((n, p) => n + p.length, 0)));
 }

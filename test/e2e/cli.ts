@@ -20,7 +20,8 @@ export interface Run {
 export function upload(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    for (const name of Object.keys(childEnv)) if (name.startsWith("TOOL_SEARCH_") && !(name in env)) delete childEnv[name];
+    for (const name of Object.keys(childEnv))
+      if (name.startsWith("TOOL_SEARCH_") && !(name in env)) delete childEnv[name];
     const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env: childEnv });
     let stdout = "";
     let stderr = "";
@@ -42,7 +43,8 @@ export async function tenantOn(worker: LocalWorker, id: string) {
 /** A temporary folder with these files (name -> content; objects are written as JSON). */
 export function folder(files: Record<string, unknown>): string {
   const dir = mkdtempSync(join(tmpdir(), "upload-test-"));
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === "string" ? content : JSON.stringify(content));
+  for (const [name, content] of Object.entries(files))
+    writeFileSync(join(dir, name), typeof content === "string" ? content : JSON.stringify(content));
   return dir;
 }
 
@@ -53,7 +55,11 @@ export function mcpTool(name: string, description = `Does ${name.replace(/_/g, "
 /** The summary table's row for a server (or `total`) as numbers by column. */
 export function summaryRow(stdout: string, server: string): Record<string, number> {
   const lines = stdout.split("\n");
-  const header = lines.find((l) => l.startsWith("server "))!.trim().split(/\s+/).slice(1);
+  const header = lines
+    .find((l) => l.startsWith("server "))!
+    .trim()
+    .split(/\s+/)
+    .slice(1);
   const row = lines.find((l) => l.split(/\s+/)[0] === server);
   if (!row) throw new Error(`no summary row '${server}' in:\n${stdout}`);
   const values = row.trim().split(/\s+/).slice(1).map(Number);

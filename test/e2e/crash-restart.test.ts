@@ -6,8 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { api, localWorkers } from "./support.ts";
 
-
-const tool = (server: string, name: string, description: string) => ({ server, name, description, inputSchema: { type: "object", properties: {} } });
+const tool = (server: string, name: string, description: string) => ({
+  server,
+  name,
+  description,
+  inputSchema: { type: "object", properties: {} },
+});
 
 describe("a crash of the local runtime", () => {
   const start = localWorkers();
@@ -17,20 +21,30 @@ describe("a crash of the local runtime", () => {
     const op = first.adminToken;
     const t = "/v1/tenants/crash";
     expect((await api(first, op, "POST", "/v1/tenants", { id: "crash" })).status).toBe(201);
-    const admin = (await api(first, op, "POST", `${t}/keys`, { scopes: ["search", "write", "admin"] })).json.key as string;
-    const kept = (await api(first, admin, "POST", `${t}/keys`, { scopes: ["search"], label: "kept" })).json.key as string;
+    const admin = (await api(first, op, "POST", `${t}/keys`, { scopes: ["search", "write", "admin"] })).json
+      .key as string;
+    const kept = (await api(first, admin, "POST", `${t}/keys`, { scopes: ["search"], label: "kept" })).json
+      .key as string;
     const revoked = (await api(first, admin, "POST", `${t}/keys`, { scopes: ["search"], label: "revoked" })).json;
     expect((await api(first, admin, "DELETE", `${t}/keys/${revoked.id}`)).status).toBe(204);
-    expect((await api(first, admin, "PATCH", `${t}/settings`, { default_max_results: 7, search_budget: 4 })).status).toBe(200);
+    expect(
+      (await api(first, admin, "PATCH", `${t}/settings`, { default_max_results: 7, search_budget: 4 })).status,
+    ).toBe(200);
 
     // Forty small writes at once: each one acknowledged must survive.
     const small = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => api(first, admin, "POST", `${t}/tools`, { tools: [tool(`srv${i % 4}`, `tool_${i}`, `Does task number ${i}`)] })),
+      Array.from({ length: 40 }, (_, i) =>
+        api(first, admin, "POST", `${t}/tools`, { tools: [tool(`srv${i % 4}`, `tool_${i}`, `Does task number ${i}`)] }),
+      ),
     );
     const acknowledged = small.flatMap((r, i) => (r.status === 200 ? [`srv${i % 4}::tool_${i}`] : []));
     expect(acknowledged.length).toBe(40);
     expect((await api(first, admin, "POST", `${t}/sessions`, { session_id: "chat" })).status).toBe(201);
-    const found = await api(first, admin, "POST", `${t}/search`, { query: "task number 17", max_results: 1, session_id: "chat" });
+    const found = await api(first, admin, "POST", `${t}/search`, {
+      query: "task number 17",
+      max_results: 1,
+      session_id: "chat",
+    });
     expect(found.json.activated).toEqual(["srv1::tool_17"]);
 
     // A 10,000-tool upload, and the process killed while it is in flight.
@@ -47,9 +61,15 @@ describe("a crash of the local runtime", () => {
     // Keys: the revoked one stays revoked, the others work.
     expect((await api(second, kept, "GET", `${t}/catalog`)).status).toBe(200);
     expect((await api(second, revoked.key, "GET", `${t}/catalog`)).status).toBe(401);
-    expect((await api(second, admin, "GET", `${t}/settings`)).json).toMatchObject({ default_max_results: 7, search_budget: 4 });
+    expect((await api(second, admin, "GET", `${t}/settings`)).json).toMatchObject({
+      default_max_results: 7,
+      search_budget: 4,
+    });
     for (const id of acknowledged) expect((await api(second, admin, "GET", `${t}/tools/${id}`)).status, id).toBe(200);
-    expect((await api(second, admin, "GET", `${t}/sessions/chat`)).json).toMatchObject({ activated: ["srv1::tool_17"], budget: { used: 1, cap: 4 } });
+    expect((await api(second, admin, "GET", `${t}/sessions/chat`)).json).toMatchObject({
+      activated: ["srv1::tool_17"],
+      budget: { used: 1, cap: 4 },
+    });
 
     // The upload in flight: all of it or none of it (and all of it if it was acknowledged).
     const catalog = (await api(second, admin, "GET", `${t}/catalog`)).json;
@@ -59,7 +79,10 @@ describe("a crash of the local runtime", () => {
     expect(catalog.tools).toBe(acknowledged.length + bulk);
 
     // The audit trail has every acknowledged change, in order.
-    const audit = (await api(second, admin, "GET", `${t}/audit?limit=500`)).json.entries as { action: string; actor: string }[];
+    const audit = (await api(second, admin, "GET", `${t}/audit?limit=500`)).json.entries as {
+      action: string;
+      actor: string;
+    }[];
     const actions = audit.map((e) => e.action).reverse();
     expect(actions.slice(0, 5)).toEqual(["tenant.create", "key.create", "key.create", "key.create", "key.revoke"]);
     expect(actions.filter((a) => a === "tools.upsert")).toHaveLength(acknowledged.length + (bulk ? 1 : 0));

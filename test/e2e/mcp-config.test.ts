@@ -15,7 +15,12 @@ const FIXTURE = join(ROOT, "test", "fixtures", "mcp-server.ts");
 
 /** A config entry that starts the fixture server over stdio with the test's own Node. */
 function stdioServer(prefix: string, tools: number, pageSize: number, extra: Record<string, unknown> = {}) {
-  return { type: "stdio", command: process.execPath, args: [FIXTURE, "--prefix", prefix, "--tools", String(tools), "--page-size", String(pageSize)], ...extra };
+  return {
+    type: "stdio",
+    command: process.execPath,
+    args: [FIXTURE, "--prefix", prefix, "--tools", String(tools), "--page-size", String(pageSize)],
+    ...extra,
+  };
 }
 
 let worker: LocalWorker;
@@ -62,7 +67,10 @@ describe("upload --mcp-config", () => {
       "mcp-config.json": {
         mcpServers: {
           notes: stdioServer("notes", 25, 10, { deferTools: "never", tools: ["*"] }),
-          "Files Server": stdioServer("files", 12, 5, { type: "local", tools: ["files_tool_1", "files_tool_3", "missing_tool"] }),
+          "Files Server": stdioServer("files", 12, 5, {
+            type: "local",
+            tools: ["files_tool_1", "files_tool_3", "missing_tool"],
+          }),
           web: { type: "http", url: httpUrl, headers: { "x-test": "1" }, deferTools: "auto" },
           legacy: { type: "sse", url: sseUrl },
           off: { command: "does-not-exist", disabled: true },
@@ -87,14 +95,23 @@ describe("upload --mcp-config", () => {
       { name: "notes", defer_tools: "never", tools: 25 },
       { name: "web", defer_tools: "auto", tools: 7 },
     ]);
-    expect((await api.tools.list({ server: "Files-Server" })).tools.map((t) => t.name)).toEqual(["files_tool_1", "files_tool_3"]);
+    expect((await api.tools.list({ server: "Files-Server" })).tools.map((t) => t.name)).toEqual([
+      "files_tool_1",
+      "files_tool_3",
+    ]);
     const tool = await api.tools.get("notes::notes_tool_0");
     expect(tool.definition).toMatchObject({ annotations: { readOnlyHint: true } });
     expect((await api.search({ query: "notes_tool_24" })).results[0]?.tool_id).toBe("notes::notes_tool_24");
 
     const again = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
     expect(again.code).toBe(0);
-    expect(summaryRow(again.stdout, "total")).toMatchObject({ tools: 38, added: 0, updated: 0, unchanged: 38, removed: 0 });
+    expect(summaryRow(again.stdout, "total")).toMatchObject({
+      tools: 38,
+      added: 0,
+      updated: 0,
+      unchanged: 38,
+      removed: 0,
+    });
     expect((await api.catalog()).revision).toBe(catalog.revision);
   });
 
@@ -104,7 +121,10 @@ describe("upload --mcp-config", () => {
       "mcp.json": {
         mcpServers: {
           good: stdioServer("good", 3, 2),
-          broken: { command: process.execPath, args: ["-e", "console.error('cannot start: missing token'); process.exit(3)"] },
+          broken: {
+            command: process.execPath,
+            args: ["-e", "console.error('cannot start: missing token'); process.exit(3)"],
+          },
         },
       },
     });
@@ -124,7 +144,11 @@ describe("upload --mcp-config", () => {
   });
 
   it("refuses a configuration that is not one, with exit code 2", async () => {
-    const dir = folder({ "a.json": { servers: {} }, "b.json": { mcpServers: { x: { type: "http" } } }, "c.json": { mcpServers: { "a.b": { command: "x" }, "a-b": { command: "y" } } } });
+    const dir = folder({
+      "a.json": { servers: {} },
+      "b.json": { mcpServers: { x: { type: "http" } } },
+      "c.json": { mcpServers: { "a.b": { command: "x" }, "a-b": { command: "y" } } },
+    });
     const a = await upload(["--dry-run", "--mcp-config", join(dir, "a.json")]);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain("mcpServers");

@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.ts";
 import { api, localWorkers } from "./support.ts";
 
-
 function transportFor(w: LocalWorker, key: string, sessionId?: string) {
   return new StreamableHTTPClientTransport(new URL(`${w.url}/v1/tenants/mcp-e2e/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
@@ -26,14 +25,20 @@ describe("MCP over Streamable HTTP against wrangler dev", () => {
     const first = await start();
     const op = first.adminToken;
     expect((await api(first, op, "POST", "/v1/tenants", { id: "mcp-e2e" })).status).toBe(201);
-    const key = (await api(first, op, "POST", "/v1/tenants/mcp-e2e/keys", { scopes: ["search", "write"] })).json.key as string;
+    const key = (await api(first, op, "POST", "/v1/tenants/mcp-e2e/keys", { scopes: ["search", "write"] })).json
+      .key as string;
     const tools = [
       ["github", "list_issues", "List issues in a GitHub repository"],
       ["github", "create_issue", "Open a new issue in a GitHub repository"],
       ["calendar", "create_event", "Create a calendar event with attendees"],
       ["mail", "send_email", "Send an email message"],
       ["fs", "read_file", "Read the contents of a file"],
-    ].map(([server, name, description]) => ({ server, name, description, inputSchema: { type: "object", properties: {} } }));
+    ].map(([server, name, description]) => ({
+      server,
+      name,
+      description,
+      inputSchema: { type: "object", properties: {} },
+    }));
     expect((await api(first, key, "POST", "/v1/tenants/mcp-e2e/tools", { tools })).status).toBe(200);
 
     const client = new Client({ name: "e2e", version: "1.0.0" });
@@ -59,7 +64,11 @@ describe("MCP over Streamable HTTP against wrangler dev", () => {
     expect(again.sessionId).toBe(sessionId);
     const stillSpent = (await resumed.callTool({ name: "tool_search", arguments: { query: "file" } })) as ToolCall;
     expect(stillSpent.structuredContent.error).toBe("search-budget-exhausted");
-    const nextTurn = (await resumed.callTool({ name: "tool_search", arguments: { query: "file" }, _meta: { "tool-search/turn": 2 } })) as ToolCall;
+    const nextTurn = (await resumed.callTool({
+      name: "tool_search",
+      arguments: { query: "file" },
+      _meta: { "tool-search/turn": 2 },
+    })) as ToolCall;
     expect(nextTurn.isError).toBeFalsy();
     expect(nextTurn.structuredContent.results[0].tool_id).toBe("fs::read_file");
     const state = await api(second, key, "GET", `/v1/tenants/mcp-e2e/sessions/${sessionId}`);

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { api, localWorkers } from "./support.ts";
 
-
 describe("a full restart of the local runtime", () => {
   const start = localWorkers();
 
@@ -14,7 +13,8 @@ describe("a full restart of the local runtime", () => {
     const op = first.adminToken;
     const tenant = await api(first, op, "POST", "/v1/tenants", { id: "restart" });
     expect(tenant.status, JSON.stringify(tenant.json)).toBe(201);
-    const key = (await api(first, op, "POST", "/v1/tenants/restart/keys", { scopes: ["search", "write"] })).json.key as string;
+    const key = (await api(first, op, "POST", "/v1/tenants/restart/keys", { scopes: ["search", "write"] })).json
+      .key as string;
     const tools = Array.from({ length: 50 }, (_, i) => ({
       server: i % 2 ? "alpha" : "beta",
       name: `tool_${i}`,

@@ -26,12 +26,21 @@ async function proxy(script: { status: number; headers?: Record<string, string>;
     const scripted = req.method !== "GET" ? script.shift() : undefined;
     if (scripted) {
       res.writeHead(scripted.status, { "content-type": "application/json", ...scripted.headers });
-      res.end(JSON.stringify(scripted.body ?? { error: scripted.status === 429 ? "rate-limited" : "internal", message: "scripted failure" }));
+      res.end(
+        JSON.stringify(
+          scripted.body ?? {
+            error: scripted.status === 429 ? "rate-limited" : "internal",
+            message: "scripted failure",
+          },
+        ),
+      );
       return;
     }
     const upstream = await fetch(`${worker.url}${req.url}`, {
       method: req.method,
-      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length")) as Record<string, string>,
+      headers: Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length"),
+      ) as Record<string, string>,
       ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
     });
     res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
@@ -47,27 +56,59 @@ describe("upload from files and folders", () => {
     const { key, api } = await tenantOn(worker, "folder");
     const first = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
     expect(first.code, first.stderr + first.stdout).toBe(0);
-    expect(summaryRow(first.stdout, "total")).toMatchObject({ tools: 75, added: 75, updated: 0, unchanged: 0, rejected: 0, failed: 0 });
+    expect(summaryRow(first.stdout, "total")).toMatchObject({
+      tools: 75,
+      added: 75,
+      updated: 0,
+      unchanged: 0,
+      rejected: 0,
+      failed: 0,
+    });
     expect(summaryRow(first.stdout, "github")).toMatchObject({ tools: 12, added: 12 });
     const catalog = await api.catalog();
     expect(catalog).toMatchObject({ tools: 75 });
-    expect(catalog.servers.map((s) => s.name)).toEqual(["billing", "calendar", "codex", "email", "filesystem", "github", "http", "jira", "maps", "postgres", "slack", "weather"]);
+    expect(catalog.servers.map((s) => s.name)).toEqual([
+      "billing",
+      "calendar",
+      "codex",
+      "email",
+      "filesystem",
+      "github",
+      "http",
+      "jira",
+      "maps",
+      "postgres",
+      "slack",
+      "weather",
+    ]);
     expect((await api.search({ query: "read a file" })).results[0]?.tool_id).toBe("filesystem::read_file");
 
     const second = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
     expect(second.code).toBe(0);
-    expect(summaryRow(second.stdout, "total")).toMatchObject({ tools: 75, added: 0, updated: 0, unchanged: 75, removed: 0 });
-    expect(second.stdout).toContain("Done (12 servers): 0 added, 0 updated, 75 unchanged, 0 removed, 0 rejected, 0 failed.");
+    expect(summaryRow(second.stdout, "total")).toMatchObject({
+      tools: 75,
+      added: 0,
+      updated: 0,
+      unchanged: 75,
+      removed: 0,
+    });
+    expect(second.stdout).toContain(
+      "Done (12 servers): 0 added, 0 updated, 75 unchanged, 0 removed, 0 rejected, 0 failed.",
+    );
     expect((await api.catalog()).revision).toBe(catalog.revision);
   });
 
   it("reads NDJSON, arrays in every format, JSON-RPC tools/list answers; --server and file names pick the server", async () => {
     const { key, api } = await tenantOn(worker, "formats");
     const dir = folder({
-      "notes.ndjson": [mcpTool("create_note"), mcpTool("delete_note")].map((t) => JSON.stringify(t)).join("\n") + "\n\n",
+      "notes.ndjson":
+        [mcpTool("create_note"), mcpTool("delete_note")].map((t) => JSON.stringify(t)).join("\n") + "\n\n",
       "My Vendor.Tools.json": [
         { name: "anthropic_tool", description: "Anthropic shaped", input_schema: { type: "object" } },
-        { type: "function", function: { name: "chat_tool", description: "Chat shaped", parameters: { type: "object" } } },
+        {
+          type: "function",
+          function: { name: "chat_tool", description: "Chat shaped", parameters: { type: "object" } },
+        },
         { type: "function", name: "responses_tool", description: "Responses shaped", parameters: { type: "object" } },
         { ...mcpTool("elsewhere"), server: "other" },
       ],
@@ -100,7 +141,9 @@ describe("upload from files and folders", () => {
     const before = folder({ "alpha.json": { tools: [mcpTool("one"), mcpTool("two"), mcpTool("three")] } });
     expect((await upload(["--url", worker.url, "--key", key, before])).code).toBe(0);
 
-    const after = folder({ "alpha.json": { tools: [mcpTool("one"), mcpTool("two", "Changed description")], defer_tools: "never" } });
+    const after = folder({
+      "alpha.json": { tools: [mcpTool("one"), mcpTool("two", "Changed description")], defer_tools: "never" },
+    });
     const r = await upload(["--url", worker.url, "--key", key, "--replace", after]);
     expect(r.code, r.stdout).toBe(0);
     expect(summaryRow(r.stdout, "alpha")).toMatchObject({ tools: 2, added: 0, updated: 1, unchanged: 1, removed: 1 });
@@ -130,7 +173,9 @@ describe("rejections", () => {
   it("rejects a server with an invalid tool whole, prints every reason, uploads the rest, exits 1", async () => {
     const { key, api } = await tenantOn(worker, "rejected");
     const dir = folder({
-      "bad.json": { tools: [mcpTool("fine"), { name: "no schema", description: "x" }, { ...mcpTool("extra"), colour: "red" }] },
+      "bad.json": {
+        tools: [mcpTool("fine"), { name: "no schema", description: "x" }, { ...mcpTool("extra"), colour: "red" }],
+      },
       "good.json": { tools: [mcpTool("works")] },
     });
     const r = await upload(["--url", worker.url, "--key", key, dir]);
@@ -158,7 +203,16 @@ describe("rejections", () => {
   it("--dry-run validates locally and sends nothing", async () => {
     const counter = await proxy([]);
     try {
-      const ok = await upload(["--url", counter.url, "--key", "tsk_none", "--tenant", "none", "--dry-run", join(ROOT, "demo", "catalog")]);
+      const ok = await upload([
+        "--url",
+        counter.url,
+        "--key",
+        "tsk_none",
+        "--tenant",
+        "none",
+        "--dry-run",
+        join(ROOT, "demo", "catalog"),
+      ]);
       expect(ok.code).toBe(0);
       expect(summaryRow(ok.stdout, "total")).toMatchObject({ tools: 75, requests: 12, rejected: 0 });
       expect(ok.stdout).toContain("Dry run, nothing sent");
@@ -184,7 +238,18 @@ describe("rejections", () => {
     expect((await upload(["--dry-run", "--concurrency", "0", "x.json"])).code).toBe(2);
     const help = await upload(["--help"]);
     expect(help.code).toBe(0);
-    for (const option of ["--url", "--tenant", "--key", "TOOL_SEARCH_KEY", "--server", "--replace", "--dry-run", "--concurrency", "--mcp-config", "Exit codes"]) {
+    for (const option of [
+      "--url",
+      "--tenant",
+      "--key",
+      "TOOL_SEARCH_KEY",
+      "--server",
+      "--replace",
+      "--dry-run",
+      "--concurrency",
+      "--mcp-config",
+      "Exit codes",
+    ]) {
       expect(help.stdout).toContain(option);
     }
   });
@@ -193,7 +258,11 @@ describe("rejections", () => {
 describe("the package's tool-search-upload command", () => {
   it("runs the same CLI", async () => {
     const { spawnSync } = await import("node:child_process");
-    const run = spawnSync(process.execPath, [join(ROOT, "bin", "tool-search-upload.js"), "--dry-run", join(ROOT, "demo", "catalog")], { encoding: "utf8" });
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, "bin", "tool-search-upload.js"), "--dry-run", join(ROOT, "demo", "catalog")],
+      { encoding: "utf8" },
+    );
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("Dry run, nothing sent: all 75 tools of 12 servers are valid");
   });

@@ -33,7 +33,10 @@ describe("retrieval metrics on a hand-made set", () => {
 
   it("caps the ideal DCG at ten needed tools", () => {
     const groups = Array.from({ length: 12 }, (_, i) => [`g${i}`]);
-    const m = queryMetrics(groups.slice(0, 10).map((g) => g[0]!), groups);
+    const m = queryMetrics(
+      groups.slice(0, 10).map((g) => g[0]!),
+      groups,
+    );
     expect(m.ndcg).toBeCloseTo(1, 12);
     expect(m.recall[10]).toBeCloseTo(10 / 12, 12);
   });
@@ -43,7 +46,11 @@ describe("retrieval metrics on a hand-made set", () => {
   });
 
   it("averages per-query figures", () => {
-    const s = summarize([queryMetrics(["x", "a", "y", "b"], [["a"], ["b"]]), queryMetrics(["c"], [["c"]]), queryMetrics([], [["d"]])]);
+    const s = summarize([
+      queryMetrics(["x", "a", "y", "b"], [["a"], ["b"]]),
+      queryMetrics(["c"], [["c"]]),
+      queryMetrics([], [["d"]]),
+    ]);
     expect(s.queries).toBe(3);
     expect(s.recall1).toBeCloseTo(1 / 3, 12);
     expect(s.recall5).toBeCloseTo(2 / 3, 12);

@@ -6,11 +6,31 @@
  */
 import { describe, expect, it } from "vitest";
 import { createKey, OPERATOR, tenantWithKey } from "../helpers.ts";
-import { documentedRoutes, EXAMPLES, exampleRequest, fixture, FIXTURE_TOOLS, send, stateFingerprint, type Access, type Fixture } from "../routes.ts";
+import {
+  documentedRoutes,
+  EXAMPLES,
+  exampleRequest,
+  fixture,
+  FIXTURE_TOOLS,
+  send,
+  stateFingerprint,
+  type Access,
+  type Fixture,
+} from "../routes.ts";
 
 const routes = await documentedRoutes();
 
-const CREDENTIALS = ["none", "garbage", "tampered", "revoked", "search", "write", "admin", "other-tenant", "operator"] as const;
+const CREDENTIALS = [
+  "none",
+  "garbage",
+  "tampered",
+  "revoked",
+  "search",
+  "write",
+  "admin",
+  "other-tenant",
+  "operator",
+] as const;
 type Credential = (typeof CREDENTIALS)[number];
 
 interface Tokens {
@@ -51,7 +71,8 @@ function expected(access: Access, credential: Credential): "ok" | 401 | 403 {
 describe("access matrix", () => {
   it("covers every documented route, and every route declares who may call it", () => {
     expect(routes.length).toBeGreaterThan(20);
-    for (const route of routes) expect(["none", "operator", "search", "write", "admin"], route.id).toContain(route.access);
+    for (const route of routes)
+      expect(["none", "operator", "search", "write", "admin"], route.id).toContain(route.access);
     expect(routes.filter((r) => r.access === "none").map((r) => r.id)).toEqual(["GET /healthz"]);
   });
 
@@ -80,4 +101,3 @@ describe("access matrix", () => {
     });
   }
 });
-

@@ -18,7 +18,11 @@ async function trail(tenant: string, token: string): Promise<Entry[]> {
   const entries: Entry[] = [];
   let cursor: string | null = null;
   do {
-    const page: { status: number; body: { entries: Entry[]; next_cursor: string | null } } = await call("GET", `/v1/tenants/${tenant}/audit?limit=3${cursor ? `&cursor=${cursor}` : ""}`, { token });
+    const page: { status: number; body: { entries: Entry[]; next_cursor: string | null } } = await call(
+      "GET",
+      `/v1/tenants/${tenant}/audit?limit=3${cursor ? `&cursor=${cursor}` : ""}`,
+      { token },
+    );
     expect(page.status).toBe(200);
     expect(page.body.entries.length).toBeLessThanOrEqual(3);
     entries.push(...page.body.entries);
@@ -30,21 +34,36 @@ async function trail(tenant: string, token: string): Promise<Entry[]> {
 describe("audit trail", () => {
   it("records each change with who, what, when and the revision, newest first, without secrets or tool bodies", async () => {
     const tenant = await createTenant();
-    const created = await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: ["search", "write", "admin"], label: "ops" } });
+    const created = await call("POST", `/v1/tenants/${tenant}/keys`, {
+      token: OPERATOR,
+      body: { scopes: ["search", "write", "admin"], label: "ops" },
+    });
     const key = created.body.key as string;
     const keyId = created.body.id as string;
     const actor = `key:${keyId}`;
     const secretBody = "SECRET-TOOL-BODY convert currencies";
-    const tools = [{ server: "fx", ...mcpTool("convert", secretBody) }, { server: "fx", ...mcpTool("rates", "Exchange rates") }];
+    const tools = [
+      { server: "fx", ...mcpTool("convert", secretBody) },
+      { server: "fx", ...mcpTool("rates", "Exchange rates") },
+    ];
 
     expect((await upsert(tenant, key, tools)).status).toBe(200);
     expect((await upsert(tenant, key, tools)).body).toMatchObject({ unchanged: 2 }); // no change: not recorded
     expect((await upsert(tenant, key, [{ ...tools[0]!, server: "fx", inputSchema: "not a schema" }])).status).toBe(400); // refused: not recorded
-    expect((await call("PUT", `/v1/tenants/${tenant}/servers/fx/tools`, { token: key, body: { tools: [mcpTool("convert", "Convert")], defer_tools: "never" } })).status).toBe(200);
+    expect(
+      (
+        await call("PUT", `/v1/tenants/${tenant}/servers/fx/tools`, {
+          token: key,
+          body: { tools: [mcpTool("convert", "Convert")], defer_tools: "never" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call("DELETE", `/v1/tenants/${tenant}/tools/fx::convert`, { token: key })).status).toBe(200);
     expect((await upsert(tenant, key, [{ server: "gone", ...mcpTool("x", "X") }])).status).toBe(200);
     expect((await call("DELETE", `/v1/tenants/${tenant}/servers/gone`, { token: key })).status).toBe(200);
-    expect((await call("PATCH", `/v1/tenants/${tenant}/settings`, { token: key, body: { search_budget: 5 } })).status).toBe(200);
+    expect(
+      (await call("PATCH", `/v1/tenants/${tenant}/settings`, { token: key, body: { search_budget: 5 } })).status,
+    ).toBe(200);
     const other = await call("POST", `/v1/tenants/${tenant}/keys`, { token: key, body: { scopes: ["search"] } });
     expect((await call("DELETE", `/v1/tenants/${tenant}/keys/${other.body.id}`, { token: OPERATOR })).status).toBe(204);
 
@@ -56,7 +75,12 @@ describe("audit trail", () => {
       [actor, "server.delete", 5, { server: "gone", removed: 1 }],
       [actor, "tools.upsert", 4, { added: 1, updated: 0, unchanged: 0, removed: 0, servers: 1 }],
       [actor, "tool.delete", 3, { tool_id: "fx::convert" }],
-      [actor, "server.replace", 2, { server: "fx", added: 0, updated: 1, unchanged: 0, removed: 1, defer_tools: "never" }],
+      [
+        actor,
+        "server.replace",
+        2,
+        { server: "fx", added: 0, updated: 1, unchanged: 0, removed: 1, defer_tools: "never" },
+      ],
       [actor, "tools.upsert", 1, { added: 2, updated: 0, unchanged: 0, removed: 0, servers: 1 }],
       ["operator", "key.create", 0, { key_id: keyId, scopes: ["search", "write", "admin"] }],
       ["operator", "tenant.create", 0, { settings: [] }],

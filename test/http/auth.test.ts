@@ -2,7 +2,17 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createKey, createTenant, mcpTool, OPERATOR, search, tenantWithKey, uniqueTenant, upsert } from "../helpers.ts";
+import {
+  call,
+  createKey,
+  createTenant,
+  mcpTool,
+  OPERATOR,
+  search,
+  tenantWithKey,
+  uniqueTenant,
+  upsert,
+} from "../helpers.ts";
 
 describe("tenants", () => {
   it("only the operator creates tenants; a second create is 409", async () => {
@@ -12,7 +22,10 @@ describe("tenants", () => {
     const tenant = await tenantWithKey();
     const withKey = await call("POST", "/v1/tenants", { token: tenant.key, body: { id } });
     expect(withKey.status).toBe(403);
-    const created = await call("POST", "/v1/tenants", { token: OPERATOR, body: { id, settings: { default_max_results: 7 } } });
+    const created = await call("POST", "/v1/tenants", {
+      token: OPERATOR,
+      body: { id, settings: { default_max_results: 7 } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id, settings: { default_max_results: 7, search_budget: 3 } });
     const again = await call("POST", "/v1/tenants", { token: OPERATOR, body: { id } });
@@ -37,20 +50,27 @@ describe("tenants", () => {
 describe("keys", () => {
   it("are shown once, stored only as a hash, listed without secrets, and revocable at once", async () => {
     const tenant = await createTenant();
-    const created = await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: ["search", "admin"], label: "ci" } });
+    const created = await call("POST", `/v1/tenants/${tenant}/keys`, {
+      token: OPERATOR,
+      body: { scopes: ["search", "admin"], label: "ci" },
+    });
     expect(created.status).toBe(201);
     const { key, id } = created.body as { key: string; id: string };
     expect(key).toMatch(new RegExp(`^tsk_${tenant}_${id}_[A-Za-z0-9]{40}$`));
 
     const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
-    const stored = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT * FROM keys").toArray());
+    const stored = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec("SELECT * FROM keys").toArray(),
+    );
     const dump = JSON.stringify(stored, (_k, v) => (v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v));
     expect(dump).not.toContain(key.split("_").pop());
 
     const listed = await call("GET", `/v1/tenants/${tenant}/keys`, { token: key });
     expect(listed.status).toBe(200);
     expect(listed.text).not.toContain(key);
-    expect(listed.body.keys).toEqual([expect.objectContaining({ id, scopes: ["search", "admin"], label: "ci", revoked_at: null })]);
+    expect(listed.body.keys).toEqual([
+      expect.objectContaining({ id, scopes: ["search", "admin"], label: "ci", revoked_at: null }),
+    ]);
 
     const other = await createKey(tenant, ["search"], key); // an admin key may create keys
     expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: other })).status).toBe(200);
@@ -63,8 +83,12 @@ describe("keys", () => {
 
   it("rejects unknown scopes and empty scope lists", async () => {
     const tenant = await createTenant();
-    expect((await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: [] } })).status).toBe(400);
-    expect((await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: ["root"] } })).status).toBe(400);
+    expect((await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: [] } })).status).toBe(
+      400,
+    );
+    expect(
+      (await call("POST", `/v1/tenants/${tenant}/keys`, { token: OPERATOR, body: { scopes: ["root"] } })).status,
+    ).toBe(400);
   });
 });
 
@@ -87,7 +111,9 @@ describe("scopes", () => {
 
     expect((await call("GET", `/v1/tenants/${tenant}/settings`, { token: adminKey })).status).toBe(200);
     expect((await call("GET", `/v1/tenants/${tenant}/settings`, { token: searchKey })).status).toBe(403);
-    expect((await call("POST", `/v1/tenants/${tenant}/keys`, { token: writeKey, body: { scopes: ["admin"] } })).status).toBe(403);
+    expect(
+      (await call("POST", `/v1/tenants/${tenant}/keys`, { token: writeKey, body: { scopes: ["admin"] } })).status,
+    ).toBe(403);
   });
 
   it("missing or malformed tokens are 401", async () => {

@@ -21,7 +21,10 @@ describe("the deferred list", () => {
       ],
       next_cursor: null,
     });
-    const text = await call("GET", `/v1/tenants/${tenant}/catalog/deferred`, { token: key, headers: { accept: "text/plain" } });
+    const text = await call("GET", `/v1/tenants/${tenant}/catalog/deferred`, {
+      token: key,
+      headers: { accept: "text/plain" },
+    });
     expect(text.status).toBe(200);
     expect(text.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(text.text).toBe("fs::read_file: Read a file. Returns its text.\nfs::stat\n");
@@ -37,7 +40,9 @@ describe("the deferred list", () => {
       { server: "m", ...mcpTool("exact", short) },
     ]);
     const r = await call("GET", `/v1/tenants/${tenant}/catalog/deferred`, { token: key });
-    const byId = Object.fromEntries(r.body.tools.map((t: { tool_id: string; line: string; truncated: boolean }) => [t.tool_id, t]));
+    const byId = Object.fromEntries(
+      r.body.tools.map((t: { tool_id: string; line: string; truncated: boolean }) => [t.tool_id, t]),
+    );
     const description = (id: string) => byId[id].line.slice(`${id}: `.length) as string;
     expect(description("m::euro")).toBe("ab" + "€".repeat(340));
     expect(bytes(description("m::euro"))).toBe(1022);
@@ -52,10 +57,15 @@ describe("the deferred list", () => {
   it("pages by cursor, in text mode through X-Next-Cursor", async () => {
     const tools = Array.from({ length: 5 }, (_, i) => ({ server: "p", ...mcpTool(`t${i}`, `tool ${i}`) }));
     const { tenant, key } = await tenantWithCatalog({}, tools);
-    const first = await call("GET", `/v1/tenants/${tenant}/catalog/deferred?limit=2`, { token: key, headers: { accept: "text/plain" } });
+    const first = await call("GET", `/v1/tenants/${tenant}/catalog/deferred?limit=2`, {
+      token: key,
+      headers: { accept: "text/plain" },
+    });
     expect(first.text).toBe("p::t0: tool 0\np::t1: tool 1\n");
     const cursor = first.headers.get("x-next-cursor")!;
-    const second = await call("GET", `/v1/tenants/${tenant}/catalog/deferred?limit=10&cursor=${cursor}`, { token: key });
+    const second = await call("GET", `/v1/tenants/${tenant}/catalog/deferred?limit=10&cursor=${cursor}`, {
+      token: key,
+    });
     expect(second.body.tools.map((t: { tool_id: string }) => t.tool_id)).toEqual(["p::t2", "p::t3", "p::t4"]);
     expect(second.body.next_cursor).toBeNull();
   });
@@ -111,36 +121,67 @@ describe("the plan: whether to turn tool search on", () => {
     expect(under).toMatchObject({ enabled: false, reason: "below-min-tools" });
     // The tenant default is 30; 29 tools stay under it.
     const small = await tenantWithCatalog({}, tools(29));
-    expect(await plan(small.tenant, small.key, { context_window: 1000 })).toMatchObject({ enabled: false, reason: "below-min-tools" });
+    expect(await plan(small.tenant, small.key, { context_window: 1000 })).toMatchObject({
+      enabled: false,
+      reason: "below-min-tools",
+    });
   });
 
   it("turns on just above min_pct of the context window and stays off at or below it", async () => {
     const { tenant, key } = await tenantWithCatalog({ plan: { min_tokens: 10_000_000 } }, tools(40));
     const tokens = (await plan(tenant, key, { context_window: 1_000_000 })).tokens.deferred_definitions as number;
     // 5 % of a window of 20 x tokens is exactly `tokens`: not more than 5 %, so off.
-    expect(await plan(tenant, key, { context_window: tokens * 20 })).toMatchObject({ enabled: false, reason: "under-thresholds" });
-    expect(await plan(tenant, key, { context_window: tokens * 20 - 20 })).toMatchObject({ enabled: true, reason: "over-min-pct" });
+    expect(await plan(tenant, key, { context_window: tokens * 20 })).toMatchObject({
+      enabled: false,
+      reason: "under-thresholds",
+    });
+    expect(await plan(tenant, key, { context_window: tokens * 20 - 20 })).toMatchObject({
+      enabled: true,
+      reason: "over-min-pct",
+    });
   });
 
   it("turns on just above min_tokens and stays off at it", async () => {
     const { tenant, key } = await tenantWithCatalog({ plan: { min_pct: 100 } }, tools(40));
     const tokens = (await plan(tenant, key, { context_window: 1_000_000 })).tokens.deferred_definitions as number;
-    expect(await plan(tenant, key, { context_window: 1_000_000, min_tokens: tokens })).toMatchObject({ enabled: false, reason: "under-thresholds" });
-    expect(await plan(tenant, key, { context_window: 1_000_000, min_tokens: tokens - 1 })).toMatchObject({ enabled: true, reason: "over-min-tokens" });
+    expect(await plan(tenant, key, { context_window: 1_000_000, min_tokens: tokens })).toMatchObject({
+      enabled: false,
+      reason: "under-thresholds",
+    });
+    expect(await plan(tenant, key, { context_window: 1_000_000, min_tokens: tokens - 1 })).toMatchObject({
+      enabled: true,
+      reason: "over-min-tokens",
+    });
   });
 
   it("is forced on by min_pct 0 and min_tokens 0, and stays off when nothing can be deferred", async () => {
     const { tenant, key } = await tenantWithCatalog({ plan: { min_pct: 0, min_tokens: 0 } }, tools(3));
     expect(await plan(tenant, key, { context_window: 10_000_000 })).toMatchObject({ enabled: true, reason: "forced" });
-    const patched = await call("PATCH", `/v1/tenants/${tenant}/settings`, { token: key, body: { default_defer: "never" } });
+    const patched = await call("PATCH", `/v1/tenants/${tenant}/settings`, {
+      token: key,
+      body: { default_defer: "never" },
+    });
     expect(patched.status).toBe(200);
-    expect(await plan(tenant, key, { context_window: 10_000_000 })).toMatchObject({ enabled: false, reason: "nothing-to-defer" });
+    expect(await plan(tenant, key, { context_window: 10_000_000 })).toMatchObject({
+      enabled: false,
+      reason: "nothing-to-defer",
+    });
   });
 
   it("follows catalog changes (counts are cached per tool content)", async () => {
     const { tenant, key } = await tenantWithCatalog({}, tools(2));
     const before = await plan(tenant, key, { context_window: 100_000 });
-    await call("POST", `/v1/tenants/${tenant}/tools`, { token: key, body: { tools: [{ server: "svc", ...mcpTool("operation_0", "A much longer description than before, with many more words in it to count") }] } });
+    await call("POST", `/v1/tenants/${tenant}/tools`, {
+      token: key,
+      body: {
+        tools: [
+          {
+            server: "svc",
+            ...mcpTool("operation_0", "A much longer description than before, with many more words in it to count"),
+          },
+        ],
+      },
+    });
     await call("DELETE", `/v1/tenants/${tenant}/tools/svc::operation_1`, { token: key });
     const after = await plan(tenant, key, { context_window: 100_000 });
     expect(after.tools.total).toBe(1);

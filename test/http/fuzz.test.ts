@@ -91,7 +91,12 @@ const HOSTILE_STRINGS = [
 const hostileString = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom(...HOSTILE_STRINGS), { minLength: 2, maxLength: 5 }).map((parts) => parts.join("")) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom(...HOSTILE_STRINGS), { minLength: 2, maxLength: 5 })
+      .map((parts) => parts.join("")),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 300, max: 70_000 }).map((n) => "x".repeat(n)) },
 );
 
@@ -105,13 +110,18 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 function nest(depth: number, kind: "array" | "object", leaf: unknown = 1): string {
-  return kind === "array" ? "[".repeat(depth) + JSON.stringify(leaf) + "]".repeat(depth) : '{"a":'.repeat(depth) + JSON.stringify(leaf) + "}".repeat(depth);
+  return kind === "array"
+    ? "[".repeat(depth) + JSON.stringify(leaf) + "]".repeat(depth)
+    : '{"a":'.repeat(depth) + JSON.stringify(leaf) + "}".repeat(depth);
 }
 
 /** The valid body with one field removed, replaced or added, or a field value nested deep inside it. */
 function mutateObject(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
   const keys = Object.keys(valid);
-  const extraKey = fc.oneof(fc.constantFrom("__proto__", "constructor", "extra", "tools", "id", "query"), hostileString);
+  const extraKey = fc.oneof(
+    fc.constantFrom("__proto__", "constructor", "extra", "tools", "id", "query"),
+    hostileString,
+  );
   const options: fc.Arbitrary<unknown>[] = [extraKey.chain((k) => hostileJson.map((v) => ({ ...valid, [k]: v })))];
   if (keys.length > 0) {
     const key = fc.constantFrom(...keys);
@@ -131,7 +141,9 @@ function mutateTools(valid: Record<string, unknown>): fc.Arbitrary<unknown> | nu
     hostileString.map((server) => ({ ...first, server })),
     hostileString.map((description) => ({ ...first, description })),
     hostileJson.map((inputSchema) => ({ ...first, inputSchema })),
-    fc.integer({ min: 20, max: 3_000 }).map((d) => ({ ...first, inputSchema: { type: "object", properties: JSON.parse(nest(d, "object")) } })),
+    fc
+      .integer({ min: 20, max: 3_000 })
+      .map((d) => ({ ...first, inputSchema: { type: "object", properties: JSON.parse(nest(d, "object")) } })),
     fc.integer({ min: 20, max: 3_000 }).map((d) => ({ ...first, annotations: { a: JSON.parse(nest(d, "array")) } })),
     mutateObject(first),
   );
@@ -163,8 +175,12 @@ function bodyArb(valid: unknown): fc.Arbitrary<Body> {
   const shapes: fc.Arbitrary<Body>[] = [
     hostileJson.map(json),
     fc.string({ maxLength: 200 }).map((text) => ({ text, contentType: "application/json" })),
-    fc.integer({ min: 1, max: Math.max(1, validText.length - 1) }).map((n) => ({ text: validText.slice(0, n), contentType: "application/json" })),
-    fc.tuple(fc.integer({ min: 50, max: 200_000 }), fc.constantFrom("array" as const, "object" as const)).map(([d, kind]) => ({ text: nest(d, kind), contentType: "application/json" })),
+    fc
+      .integer({ min: 1, max: Math.max(1, validText.length - 1) })
+      .map((n) => ({ text: validText.slice(0, n), contentType: "application/json" })),
+    fc
+      .tuple(fc.integer({ min: 50, max: 200_000 }), fc.constantFrom("array" as const, "object" as const))
+      .map(([d, kind]) => ({ text: nest(d, kind), contentType: "application/json" })),
     fc.constantFrom(...CONTENT_TYPES).map((contentType) => ({ text: validText, contentType })),
     fc.constant({ text: validText }),
     fc.constant({}),
@@ -177,23 +193,39 @@ function bodyArb(valid: unknown): fc.Arbitrary<Body> {
       return { bytes, contentType: "application/json" };
     }),
     // A lone surrogate escape and NUL escapes inside a string.
-    fc.constantFrom("\\ud800", "\\udfff", "\\u0000", "\\ud83d\\u0041").map((esc) => ({ text: validText.replace(/"([^"]*)"/, `"$1${esc}"`), contentType: "application/json" })),
+    fc
+      .constantFrom("\\ud800", "\\udfff", "\\u0000", "\\ud83d\\u0041")
+      .map((esc) => ({ text: validText.replace(/"([^"]*)"/, `"$1${esc}"`), contentType: "application/json" })),
   ];
   if (valid && typeof valid === "object" && !Array.isArray(valid)) {
     const obj = valid as Record<string, unknown>;
     shapes.push(mutateObject(obj).map(json));
-    shapes.push(fc.integer({ min: 20, max: 50_000 }).map((d) => ({ text: JSON.stringify({ ...obj, deep: 0 }).replace('"deep":0', `"deep":${nest(d, "array")}`), contentType: "application/json" })));
+    shapes.push(
+      fc.integer({ min: 20, max: 50_000 }).map((d) => ({
+        text: JSON.stringify({ ...obj, deep: 0 }).replace('"deep":0', `"deep":${nest(d, "array")}`),
+        contentType: "application/json",
+      })),
+    );
     // Deep values where schemas are walked (tool schemas), built as text: too deep for JSON.stringify here.
     if (validText.includes('"inputSchema":{')) {
       shapes.push(
-        fc.tuple(fc.integer({ min: 20, max: 200_000 }), fc.constantFrom("array" as const, "object" as const)).map(([d, kind]) => ({
-          text: validText.replace('"inputSchema":{', `"inputSchema":{"properties":{"p":${nest(d, kind)}},`),
-          contentType: "application/json",
-        })),
+        fc
+          .tuple(fc.integer({ min: 20, max: 200_000 }), fc.constantFrom("array" as const, "object" as const))
+          .map(([d, kind]) => ({
+            text: validText.replace('"inputSchema":{', `"inputSchema":{"properties":{"p":${nest(d, kind)}},`),
+            contentType: "application/json",
+          })),
       );
     }
     const tools = mutateTools(obj);
-    if (tools) shapes.push(tools.map(json), tools.map((v) => ({ text: ((v as { tools: unknown[] }).tools ?? []).map((t) => JSON.stringify(t)).join("\n"), contentType: "application/x-ndjson" })));
+    if (tools)
+      shapes.push(
+        tools.map(json),
+        tools.map((v) => ({
+          text: ((v as { tools: unknown[] }).tools ?? []).map((t) => JSON.stringify(t)).join("\n"),
+          contentType: "application/x-ndjson",
+        })),
+      );
   }
   return fc.oneof(...shapes);
 }
@@ -201,8 +233,12 @@ function bodyArb(valid: unknown): fc.Arbitrary<Body> {
 const queryArb = (valid: Record<string, string> | undefined) =>
   fc.oneof(
     fc.constant(valid),
-    fc.dictionary(fc.constantFrom("limit", "cursor", "server", "format", "x", "limit[]"), hostileString, { maxKeys: 3 }),
-    valid ? fc.constantFrom(...Object.keys(valid)).chain((k) => hostileString.map((v) => ({ ...valid, [k]: v }))) : fc.constant(undefined),
+    fc.dictionary(fc.constantFrom("limit", "cursor", "server", "format", "x", "limit[]"), hostileString, {
+      maxKeys: 3,
+    }),
+    valid
+      ? fc.constantFrom(...Object.keys(valid)).chain((k) => hostileString.map((v) => ({ ...valid, [k]: v })))
+      : fc.constant(undefined),
   );
 
 interface Mutation {
@@ -216,9 +252,13 @@ interface Mutation {
 function mutationArb(route: Route, example: Example): fc.Arbitrary<Mutation> {
   const names = Object.keys(example.params);
   const params = names.length
-    ? fc.subarray(names).chain((picked) =>
-        fc.tuple(...picked.map(() => fc.record({ value: hostileString, raw: fc.boolean() }))).map((values) => Object.fromEntries(picked.map((n, i) => [n, values[i]!]))),
-      )
+    ? fc
+        .subarray(names)
+        .chain((picked) =>
+          fc
+            .tuple(...picked.map(() => fc.record({ value: hostileString, raw: fc.boolean() })))
+            .map((values) => Object.fromEntries(picked.map((n, i) => [n, values[i]!]))),
+        )
     : fc.constant({});
   const hasBody = example.body !== undefined || ["POST", "PUT", "PATCH"].includes(route.method);
   return fc.record({
@@ -232,15 +272,33 @@ function mutationArb(route: Route, example: Example): fc.Arbitrary<Mutation> {
 // ---- the invariants ----------------------------------------------------------------------------
 
 /** Words that mean internals leaked, unless the request itself contained them (an echoed id). */
-const LEAKS = [/\bat \S+ \(\S+:\d+:\d+\)/, /\.ts:\d+/, /node_modules/, /\bstack\b/i, /TypeError|RangeError|SyntaxError|ReferenceError/, /SQLITE|sqlite_|no such table/i, /workerd|internal error/i];
+const LEAKS = [
+  /\bat \S+ \(\S+:\d+:\d+\)/,
+  /\.ts:\d+/,
+  /node_modules/,
+  /\bstack\b/i,
+  /TypeError|RangeError|SyntaxError|ReferenceError/,
+  /SQLITE|sqlite_|no such table/i,
+  /workerd|internal error/i,
+];
 
 /** A JSON-RPC error from an MCP route (`{jsonrpc: "2.0", error: {code, message}}`). */
 function isJsonRpcError(route: Route, body: any): boolean {
-  return route.path.endsWith("/mcp") && body?.jsonrpc === "2.0" && typeof body.error === "object" && body.error !== null;
+  return (
+    route.path.endsWith("/mcp") && body?.jsonrpc === "2.0" && typeof body.error === "object" && body.error !== null
+  );
 }
 
-function checkReply(route: Route, request: RawRequest, reply: { status: number; text: string; body: any; headers: Headers }): void {
-  const where = `${request.method} ${request.path.slice(0, 300)} -> ${reply.status} ${reply.text.slice(0, 300)}`.replace(/\p{Surrogate}/gu, "?");
+function checkReply(
+  route: Route,
+  request: RawRequest,
+  reply: { status: number; text: string; body: any; headers: Headers },
+): void {
+  const where =
+    `${request.method} ${request.path.slice(0, 300)} -> ${reply.status} ${reply.text.slice(0, 300)}`.replace(
+      /\p{Surrogate}/gu,
+      "?",
+    );
   expect(reply.status, where).toBeLessThan(500);
   if (reply.status >= 400 && isJsonRpcError(route, reply.body)) {
     // MCP routes answer protocol errors the protocol's way: a JSON-RPC error object.
@@ -287,41 +345,89 @@ function build(route: Route, example: Example, m: Mutation, f: Fixture): RawRequ
 const escaped = (value: unknown) => JSON.stringify(value);
 
 /** Strings a client may send anywhere: any code point, lone surrogates, NUL, RTL marks, emoji, long ones. */
-const anyText = fc.oneof(fc.string({ unit: "binary", maxLength: 60 }), fc.constantFrom(...HOSTILE_STRINGS), fc.string({ unit: "grapheme", maxLength: 30 }));
+const anyText = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 60 }),
+  fc.constantFrom(...HOSTILE_STRINGS),
+  fc.string({ unit: "grapheme", maxLength: 30 }),
+);
 
 describe("what is stored is what was sent", () => {
   it("a tool's text fields read back exactly as uploaded, or the upload is refused and nothing changes", async () => {
     const f = await fixture();
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(anyText, anyText, fc.array(anyText, { maxLength: 3 }), anyText, async (description, title, keywords, paramText) => {
-        const name = `text_${++n}`;
-        const tool = { server: "unicode", name, title, description, keywords, inputSchema: { type: "object", properties: { p: { type: "string", description: paramText } } } };
-        const before = await stateFingerprint(f.tenant);
-        const up = await send({ method: "POST", path: `/v1/tenants/${f.tenant}/tools`, token: f.key, contentType: "application/json", body: JSON.stringify({ tools: [tool] }) });
-        expect(up.status, up.text).toBeLessThan(500);
-        if (up.status !== 200) {
-          expect(up.body.error).toBe("invalid-request");
-          expect((await stateFingerprint(f.tenant)) === before, "a refused upload wrote").toBe(true);
-          return;
-        }
-        const got = await send({ method: "GET", path: `/v1/tenants/${f.tenant}/tools/unicode::${name}`, token: f.key });
-        const { description: d, title: t, keywords: k } = got.body;
-        expect(escaped([d, t, k, got.body.definition.inputSchema.properties.p.description])).toBe(escaped([description, title, keywords, paramText]));
-      }),
+      fc.asyncProperty(
+        anyText,
+        anyText,
+        fc.array(anyText, { maxLength: 3 }),
+        anyText,
+        async (description, title, keywords, paramText) => {
+          const name = `text_${++n}`;
+          const tool = {
+            server: "unicode",
+            name,
+            title,
+            description,
+            keywords,
+            inputSchema: { type: "object", properties: { p: { type: "string", description: paramText } } },
+          };
+          const before = await stateFingerprint(f.tenant);
+          const up = await send({
+            method: "POST",
+            path: `/v1/tenants/${f.tenant}/tools`,
+            token: f.key,
+            contentType: "application/json",
+            body: JSON.stringify({ tools: [tool] }),
+          });
+          expect(up.status, up.text).toBeLessThan(500);
+          if (up.status !== 200) {
+            expect(up.body.error).toBe("invalid-request");
+            expect((await stateFingerprint(f.tenant)) === before, "a refused upload wrote").toBe(true);
+            return;
+          }
+          const got = await send({
+            method: "GET",
+            path: `/v1/tenants/${f.tenant}/tools/unicode::${name}`,
+            token: f.key,
+          });
+          const { description: d, title: t, keywords: k } = got.body;
+          expect(escaped([d, t, k, got.body.definition.inputSchema.properties.p.description])).toBe(
+            escaped([description, title, keywords, paramText]),
+          );
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
   it("a body that is not valid UTF-8 is refused, never stored with replacement characters", async () => {
     const f = await fixture();
-    const invalid = fc.constantFrom([0xff], [0xfe], [0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc3]);
+    const invalid = fc.constantFrom(
+      [0xff],
+      [0xfe],
+      [0x80],
+      [0xc0, 0xaf],
+      [0xe0, 0x80, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xc3],
+    );
     await fc.assert(
       fc.asyncProperty(invalid, fc.string({ maxLength: 10 }), async (bad, around) => {
-        const [head, tail] = JSON.stringify({ tools: [{ server: "bytes", ...{ name: "b", description: `${around}@@${around}`, inputSchema: { type: "object" } } }] }).split("@@");
+        const [head, tail] = JSON.stringify({
+          tools: [
+            { server: "bytes", ...{ name: "b", description: `${around}@@${around}`, inputSchema: { type: "object" } } },
+          ],
+        }).split("@@");
         const body = new Uint8Array([...new TextEncoder().encode(head), ...bad, ...new TextEncoder().encode(tail)]);
         const before = await stateFingerprint(f.tenant);
-        const r = await send({ method: "POST", path: `/v1/tenants/${f.tenant}/tools`, token: f.key, contentType: "application/json", body });
+        const r = await send({
+          method: "POST",
+          path: `/v1/tenants/${f.tenant}/tools`,
+          token: f.key,
+          contentType: "application/json",
+          body,
+        });
         expect(r.status).toBe(400);
         expect(r.body.message).toContain("UTF-8");
         expect((await stateFingerprint(f.tenant)) === before, "a refused upload wrote").toBe(true);
@@ -334,19 +440,39 @@ describe("what is stored is what was sent", () => {
     const f = await fixture();
     await fc.assert(
       fc.asyncProperty(anyText, anyText, async (label, description) => {
-        const key = await send({ method: "POST", path: `/v1/tenants/${f.tenant}/keys`, token: OPERATOR, contentType: "application/json", body: JSON.stringify({ scopes: ["search"], label }) });
+        const key = await send({
+          method: "POST",
+          path: `/v1/tenants/${f.tenant}/keys`,
+          token: OPERATOR,
+          contentType: "application/json",
+          body: JSON.stringify({ scopes: ["search"], label }),
+        });
         expect(key.status, key.text).toBeLessThan(500);
         if (key.status === 201) {
           expect(escaped(key.body.label)).toBe(escaped(label));
           const listed = await send({ method: "GET", path: `/v1/tenants/${f.tenant}/keys`, token: OPERATOR });
-          expect(escaped(listed.body.keys.find((k: { id: string }) => k.id === key.body.id).label)).toBe(escaped(label));
+          expect(escaped(listed.body.keys.find((k: { id: string }) => k.id === key.body.id).label)).toBe(
+            escaped(label),
+          );
           await send({ method: "DELETE", path: `/v1/tenants/${f.tenant}/keys/${key.body.id}`, token: OPERATOR });
         }
         const tools = { tools: [{ name: "client_tool", description, inputSchema: { type: "object" } }] };
-        const set = await send({ method: "PUT", path: `/v1/tenants/${f.tenant}/sessions/${f.session}/tools`, token: f.key, contentType: "application/json", body: JSON.stringify(tools) });
+        const set = await send({
+          method: "PUT",
+          path: `/v1/tenants/${f.tenant}/sessions/${f.session}/tools`,
+          token: f.key,
+          contentType: "application/json",
+          body: JSON.stringify(tools),
+        });
         expect(set.status, set.text).toBeLessThan(500);
         if (set.status === 200) {
-          const resolved = await send({ method: "POST", path: `/v1/tenants/${f.tenant}/sessions/${f.session}/resolve`, token: f.key, contentType: "application/json", body: '{"name":"client_tool"}' });
+          const resolved = await send({
+            method: "POST",
+            path: `/v1/tenants/${f.tenant}/sessions/${f.session}/resolve`,
+            token: f.key,
+            contentType: "application/json",
+            body: '{"name":"client_tool"}',
+          });
           expect(escaped(resolved.body.definition.description)).toBe(escaped(description));
         }
       }),
@@ -385,7 +511,12 @@ describe("hostile input", () => {
           }
           checkReply(route, request, reply);
           if (reply.status >= 400 && (await stateFingerprint(f.tenant)) !== before) {
-            expect.fail(`${request.method} ${request.path.slice(0, 200)} -> ${reply.status} ${reply.text.slice(0, 200)} wrote`.replace(/\p{Surrogate}/gu, "?"));
+            expect.fail(
+              `${request.method} ${request.path.slice(0, 200)} -> ${reply.status} ${reply.text.slice(0, 200)} wrote`.replace(
+                /\p{Surrogate}/gu,
+                "?",
+              ),
+            );
           }
         }),
         { numRuns: RUNS },

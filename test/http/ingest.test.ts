@@ -2,16 +2,44 @@
 import { describe, expect, it } from "vitest";
 import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
-const schema = { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"] };
+const schema = {
+  type: "object",
+  properties: { city: { type: "string", description: "City name" } },
+  required: ["city"],
+};
 
 describe("input formats", () => {
   it("accepts MCP, Anthropic, OpenAI Chat and OpenAI Responses shapes and normalises them to one row each", async () => {
     const { tenant, key } = await tenantWithKey();
     const r = await upsert(tenant, key, [
-      { server: "mcp", name: "get_weather", title: "Weather", description: "MCP weather", inputSchema: schema, annotations: { readOnlyHint: true }, _meta: { x: 1 } },
-      { server: "anthropic", name: "get_weather", description: "Anthropic weather", input_schema: schema, cache_control: { type: "ephemeral" } },
-      { server: "chat", type: "function", function: { name: "get_weather", description: "Chat weather", parameters: schema, strict: true } },
-      { server: "responses", type: "function", name: "get_weather", description: "Responses weather", parameters: schema },
+      {
+        server: "mcp",
+        name: "get_weather",
+        title: "Weather",
+        description: "MCP weather",
+        inputSchema: schema,
+        annotations: { readOnlyHint: true },
+        _meta: { x: 1 },
+      },
+      {
+        server: "anthropic",
+        name: "get_weather",
+        description: "Anthropic weather",
+        input_schema: schema,
+        cache_control: { type: "ephemeral" },
+      },
+      {
+        server: "chat",
+        type: "function",
+        function: { name: "get_weather", description: "Chat weather", parameters: schema, strict: true },
+      },
+      {
+        server: "responses",
+        type: "function",
+        name: "get_weather",
+        description: "Responses weather",
+        parameters: schema,
+      },
     ]);
     expect(r.status, r.text).toBe(200);
     expect(r.body.added).toBe(4);
@@ -19,7 +47,12 @@ describe("input formats", () => {
     for (const server of ["mcp", "anthropic", "chat", "responses"]) {
       const tool = await call("GET", `/v1/tenants/${tenant}/tools/${server}::get_weather`, { token: key });
       expect(tool.status).toBe(200);
-      expect(tool.body).toMatchObject({ tool_id: `${server}::get_weather`, server, name: "get_weather", model_name: `${server}__get_weather` });
+      expect(tool.body).toMatchObject({
+        tool_id: `${server}::get_weather`,
+        server,
+        name: "get_weather",
+        model_name: `${server}__get_weather`,
+      });
       expect(tool.body.definition.inputSchema).toEqual(schema);
     }
     const mcp = await call("GET", `/v1/tenants/${tenant}/tools/mcp::get_weather`, { token: key });
@@ -30,12 +63,29 @@ describe("input formats", () => {
   it("renders a definition in every output format", async () => {
     const { tenant, key } = await tenantWithKey();
     await upsert(tenant, key, [{ server: "w", ...mcpTool("getWeather", "Current weather", schema.properties) }]);
-    const get = (format: string) => call("GET", `/v1/tenants/${tenant}/tools/w::getWeather?format=${format}`, { token: key });
+    const get = (format: string) =>
+      call("GET", `/v1/tenants/${tenant}/tools/w::getWeather?format=${format}`, { token: key });
     const parameters = { type: "object", properties: schema.properties };
-    expect((await get("mcp")).body.definition).toEqual({ name: "w__getWeather", description: "Current weather", inputSchema: parameters });
-    expect((await get("anthropic")).body.definition).toEqual({ name: "w__getWeather", description: "Current weather", input_schema: parameters });
-    expect((await get("openai")).body.definition).toEqual({ type: "function", function: { name: "w__getWeather", description: "Current weather", parameters } });
-    expect((await get("openai-responses")).body.definition).toEqual({ type: "function", name: "w__getWeather", description: "Current weather", parameters });
+    expect((await get("mcp")).body.definition).toEqual({
+      name: "w__getWeather",
+      description: "Current weather",
+      inputSchema: parameters,
+    });
+    expect((await get("anthropic")).body.definition).toEqual({
+      name: "w__getWeather",
+      description: "Current weather",
+      input_schema: parameters,
+    });
+    expect((await get("openai")).body.definition).toEqual({
+      type: "function",
+      function: { name: "w__getWeather", description: "Current weather", parameters },
+    });
+    expect((await get("openai-responses")).body.definition).toEqual({
+      type: "function",
+      name: "w__getWeather",
+      description: "Current weather",
+      parameters,
+    });
     expect((await get("xml")).status).toBe(400);
   });
 
@@ -46,7 +96,11 @@ describe("input formats", () => {
       "",
       JSON.stringify({ server: "fs", ...mcpTool("write_file", "Write a file") }),
     ].join("\n");
-    const r = await call("POST", `/v1/tenants/${tenant}/tools`, { token: key, raw: lines, headers: { "content-type": "application/x-ndjson" } });
+    const r = await call("POST", `/v1/tenants/${tenant}/tools`, {
+      token: key,
+      raw: lines,
+      headers: { "content-type": "application/x-ndjson" },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.added).toBe(2);
   });
@@ -55,7 +109,11 @@ describe("input formats", () => {
     const { tenant, key } = await tenantWithKey();
     const tools = Array.from({ length: 10_000 }, (_, i) => ({
       server: `s${i % 20}`,
-      ...mcpTool(`tool_${i}`, `Tool number ${i} handles ${["files", "issues", "weather", "mail"][i % 4]} for the user`, { id: { type: "string", description: "identifier" } }),
+      ...mcpTool(
+        `tool_${i}`,
+        `Tool number ${i} handles ${["files", "issues", "weather", "mail"][i % 4]} for the user`,
+        { id: { type: "string", description: "identifier" } },
+      ),
     }));
     const r = await upsert(tenant, key, tools);
     expect(r.status, r.text.slice(0, 500)).toBe(200);
@@ -84,7 +142,9 @@ describe("all or nothing", () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toBe("invalid-request");
     expect(r.body.message).toContain("7 of 8 tools are invalid; nothing was written");
-    const byIndex = Object.fromEntries((r.body.items as { index: number; reasons: string[] }[]).map((i) => [i.index, i.reasons.join(" ")]));
+    const byIndex = Object.fromEntries(
+      (r.body.items as { index: number; reasons: string[] }[]).map((i) => [i.index, i.reasons.join(" ")]),
+    );
     expect(Object.keys(byIndex).map(Number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(byIndex[1]).toMatch(/1-128 characters/);
     expect(byIndex[2]).toMatch(/inputSchema/);
@@ -118,7 +178,11 @@ describe("all or nothing", () => {
   it("reports malformed NDJSON lines by number", async () => {
     const { tenant, key } = await tenantWithKey();
     const raw = `${JSON.stringify({ server: "s", ...mcpTool("a", "A") })}\n{not json\n`;
-    const r = await call("POST", `/v1/tenants/${tenant}/tools`, { token: key, raw, headers: { "content-type": "application/x-ndjson" } });
+    const r = await call("POST", `/v1/tenants/${tenant}/tools`, {
+      token: key,
+      raw,
+      headers: { "content-type": "application/x-ndjson" },
+    });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain("line 2 is not JSON");
   });
@@ -127,24 +191,39 @@ describe("all or nothing", () => {
 describe("revisions and unchanged tools", () => {
   it("bumps the revision on every change and skips tools whose content hash is unchanged", async () => {
     const { tenant, key } = await tenantWithKey();
-    const tools = [{ server: "s", ...mcpTool("a", "Alpha") }, { server: "s", ...mcpTool("b", "Beta") }];
+    const tools = [
+      { server: "s", ...mcpTool("a", "Alpha") },
+      { server: "s", ...mcpTool("b", "Beta") },
+    ];
     expect((await upsert(tenant, key, tools)).body).toMatchObject({ revision: 1, added: 2 });
     expect((await upsert(tenant, key, tools)).body).toMatchObject({ revision: 1, added: 0, updated: 0, unchanged: 2 });
     const changed = [tools[0], { server: "s", ...mcpTool("b", "Beta, improved") }];
-    expect((await upsert(tenant, key, changed)).body).toMatchObject({ revision: 2, added: 0, updated: 1, unchanged: 1 });
+    expect((await upsert(tenant, key, changed)).body).toMatchObject({
+      revision: 2,
+      added: 0,
+      updated: 1,
+      unchanged: 1,
+    });
     // Key order does not change the content hash.
-    const reordered = [{ inputSchema: { properties: {}, type: "object" }, description: "Alpha", name: "a", server: "s" }];
+    const reordered = [
+      { inputSchema: { properties: {}, type: "object" }, description: "Alpha", name: "a", server: "s" },
+    ];
     expect((await upsert(tenant, key, reordered)).body).toMatchObject({ revision: 2, unchanged: 1 });
   });
 
   it("keeps the revision when a replacement re-sends the same tools and deferTools", async () => {
     const { tenant, key } = await tenantWithKey();
     const put = (defer_tools: string) =>
-      call("PUT", `/v1/tenants/${tenant}/servers/s/tools`, { token: key, body: { tools: [mcpTool("a", "Alpha")], defer_tools } });
+      call("PUT", `/v1/tenants/${tenant}/servers/s/tools`, {
+        token: key,
+        body: { tools: [mcpTool("a", "Alpha")], defer_tools },
+      });
     expect((await put("never")).body).toMatchObject({ revision: 1, added: 1 });
     expect((await put("never")).body).toMatchObject({ revision: 1, unchanged: 1 });
     expect((await put("auto")).body).toMatchObject({ revision: 2, unchanged: 1 });
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body.servers).toEqual([{ name: "s", defer_tools: "auto", tools: 1 }]);
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body.servers).toEqual([
+      { name: "s", defer_tools: "auto", tools: 1 },
+    ]);
   });
 });
 
@@ -153,16 +232,22 @@ describe("replace a server's tools (setTools)", () => {
     const { tenant, key } = await tenantWithKey();
     const put = (server: string, tools: unknown[], extra: Record<string, unknown> = {}) =>
       call("PUT", `/v1/tenants/${tenant}/servers/${server}/tools`, { token: key, body: { tools, ...extra } });
-    expect((await put("gh", [mcpTool("list_issues", "List issues"), mcpTool("get_issue", "Get an issue")])).body).toMatchObject({ added: 2, removed: 0 });
+    expect(
+      (await put("gh", [mcpTool("list_issues", "List issues"), mcpTool("get_issue", "Get an issue")])).body,
+    ).toMatchObject({ added: 2, removed: 0 });
     expect((await put("fs", [mcpTool("read_file", "Read a file")])).status).toBe(200);
-    expect((await put("gh", [mcpTool("list_issues", "List issues"), mcpTool("create_issue", "Create an issue")])).body).toMatchObject({
+    expect(
+      (await put("gh", [mcpTool("list_issues", "List issues"), mcpTool("create_issue", "Create an issue")])).body,
+    ).toMatchObject({
       added: 1,
       unchanged: 1,
       removed: 1,
     });
     const page = await call("GET", `/v1/tenants/${tenant}/tools?server=gh`, { token: key });
     expect(page.body.tools.map((t: { tool_id: string }) => t.tool_id)).toEqual(["gh::create_issue", "gh::list_issues"]);
-    expect((await search(tenant, key, { query: "get an issue" })).body.results.map((r: { tool_id: string }) => r.tool_id)).not.toContain("gh::get_issue");
+    expect(
+      (await search(tenant, key, { query: "get an issue" })).body.results.map((r: { tool_id: string }) => r.tool_id),
+    ).not.toContain("gh::get_issue");
 
     expect((await put("gh", [])).body).toMatchObject({ removed: 2 });
     const after = await call("GET", `/v1/tenants/${tenant}/tools`, { token: key });
@@ -171,7 +256,8 @@ describe("replace a server's tools (setTools)", () => {
 
   it("a rejected replacement leaves the previous set in place", async () => {
     const { tenant, key } = await tenantWithKey();
-    const put = (tools: unknown[]) => call("PUT", `/v1/tenants/${tenant}/servers/gh/tools`, { token: key, body: { tools } });
+    const put = (tools: unknown[]) =>
+      call("PUT", `/v1/tenants/${tenant}/servers/gh/tools`, { token: key, body: { tools } });
     await put([mcpTool("list_issues", "List issues")]);
     const bad = await put([mcpTool("new_tool", "New"), { name: "bad name", inputSchema: { type: "object" } }]);
     expect(bad.status).toBe(400);
@@ -184,7 +270,10 @@ describe("replace a server's tools (setTools)", () => {
 
   it("rejects names that clash once made model-safe, naming both", async () => {
     const { tenant, key } = await tenantWithKey();
-    const r = await upsert(tenant, key, [{ server: "s", ...mcpTool("a.b", "Dotted") }, { server: "s", ...mcpTool("a_b", "Underscored") }]);
+    const r = await upsert(tenant, key, [
+      { server: "s", ...mcpTool("a.b", "Dotted") },
+      { server: "s", ...mcpTool("a_b", "Underscored") },
+    ]);
     expect(r.status).toBe(409);
     expect(r.body.error).toBe("conflict");
     expect(r.body.message).toContain("'s::a.b' and 's::a_b' -> 's__a_b'");
@@ -193,8 +282,12 @@ describe("replace a server's tools (setTools)", () => {
 
   it("concurrent replacements apply one at a time: the last one to arrive wins whole", async () => {
     const { tenant, key } = await tenantWithKey();
-    const sets = Array.from({ length: 8 }, (_, i) => Array.from({ length: 20 }, (_, j) => mcpTool(`v${i}_t${j}`, `version ${i} tool ${j}`)));
-    const results = await Promise.all(sets.map((tools) => call("PUT", `/v1/tenants/${tenant}/servers/s/tools`, { token: key, body: { tools } })));
+    const sets = Array.from({ length: 8 }, (_, i) =>
+      Array.from({ length: 20 }, (_, j) => mcpTool(`v${i}_t${j}`, `version ${i} tool ${j}`)),
+    );
+    const results = await Promise.all(
+      sets.map((tools) => call("PUT", `/v1/tenants/${tenant}/servers/s/tools`, { token: key, body: { tools } })),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const revisions = results.map((r) => r.body.revision).sort((a, b) => a - b);
     expect(revisions).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -241,7 +334,9 @@ describe("listing", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await call("GET", `/v1/tenants/${tenant}/tools?limit=3${cursor ? `&cursor=${cursor}` : ""}`, { token: key });
+      const page: any = await call("GET", `/v1/tenants/${tenant}/tools?limit=3${cursor ? `&cursor=${cursor}` : ""}`, {
+        token: key,
+      });
       expect(page.status).toBe(200);
       seen.push(...page.body.tools.map((t: { tool_id: string }) => t.tool_id));
       cursor = page.body.next_cursor;

@@ -18,15 +18,26 @@ async function connect(tenant: string, key: string, headers: Record<string, stri
     requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
     fetch: (url, init) => exports.default.fetch(new Request(url, init)),
   });
-  const client = new Client({ name: "mcp-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "mcp-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   await client.connect(transport);
   return { client, transport, sessionId: transport.sessionId! };
 }
 
 type ToolCall = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
 
-async function searchTool(client: Client, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolCall> {
-  return (await client.callTool({ name: "tool_search", arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolCall;
+async function searchTool(
+  client: Client,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<ToolCall> {
+  return (await client.callTool({
+    name: "tool_search",
+    arguments: args,
+    ...(meta ? { _meta: meta } : {}),
+  })) as ToolCall;
 }
 
 /** A raw MCP POST, for what the SDK client will not send. */
@@ -38,7 +49,12 @@ async function rawPost(tenant: string, key: string | null, body: unknown, header
   });
 }
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 
 describe("MCP endpoint", () => {
   it("opens a tool-search session at initialize and lists tool_search (the session's own definition) and tool_describe", async () => {
@@ -63,12 +79,18 @@ describe("MCP endpoint", () => {
     const { client, sessionId } = await connect(tenant, key);
     const found = await searchTool(client, { query: "calendar event", max_results: 2 });
     expect(found.isError).toBeFalsy();
-    expect(found.structuredContent.results[0]).toMatchObject({ tool_id: "calendar::create_event", model_name: "calendar__create_event" });
+    expect(found.structuredContent.results[0]).toMatchObject({
+      tool_id: "calendar::create_event",
+      model_name: "calendar__create_event",
+    });
     expect(found.structuredContent.activated).toEqual(["calendar::create_event"]);
     expect(found.structuredContent.budget).toEqual({ used: 1, cap: 3, remaining: 2 });
     expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
 
-    const resolved = await call("POST", sessionPath(tenant, sessionId, "/resolve"), { token: key, body: { name: "calendar__create_event" } });
+    const resolved = await call("POST", sessionPath(tenant, sessionId, "/resolve"), {
+      token: key,
+      body: { name: "calendar__create_event" },
+    });
     expect(resolved.status, resolved.text).toBe(200);
     const lookup = await searchTool(client, { tool_id: "mail::send_email" });
     expect(lookup.structuredContent.results[0].match).toBe("tool-id");
@@ -86,7 +108,11 @@ describe("MCP endpoint", () => {
     const refused = await searchTool(client, { query: "issues" });
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text.startsWith('{"error":"search-budget-exhausted","budgetCap":3,')).toBe(true);
-    expect(refused.structuredContent).toEqual({ error: "search-budget-exhausted", budgetCap: 3, message: expect.any(String) });
+    expect(refused.structuredContent).toEqual({
+      error: "search-budget-exhausted",
+      budgetCap: 3,
+      message: expect.any(String),
+    });
     // It did not run: nothing about issues was activated.
     expect(refused.structuredContent.activated).toBeUndefined();
     await client.close();
@@ -113,18 +139,30 @@ describe("MCP endpoint", () => {
   it("describes a tool by id without spending the budget; unknown ids and bad arguments are tool errors", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const { client } = await connect(tenant, key);
-    const described = (await client.callTool({ name: "tool_describe", arguments: { tool_id: "fs::read_file" } })) as ToolCall;
+    const described = (await client.callTool({
+      name: "tool_describe",
+      arguments: { tool_id: "fs::read_file" },
+    })) as ToolCall;
     expect(described.isError).toBeFalsy();
     expect(described.structuredContent).toMatchObject({
       tool_id: "fs::read_file",
       model_name: "fs__read_file",
       definition: { name: "fs__read_file", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
     });
-    const missing = (await client.callTool({ name: "tool_describe", arguments: { tool_id: "fs::reed_file" } })) as ToolCall;
+    const missing = (await client.callTool({
+      name: "tool_describe",
+      arguments: { tool_id: "fs::reed_file" },
+    })) as ToolCall;
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent).toMatchObject({ error: "not-found", suggestions: expect.arrayContaining(["fs::read_file"]) });
+    expect(missing.structuredContent).toMatchObject({
+      error: "not-found",
+      suggestions: expect.arrayContaining(["fs::read_file"]),
+    });
     const both = await searchTool(client, { query: "file", tool_id: "fs::read_file" });
-    expect(both.structuredContent).toMatchObject({ error: "invalid-request", message: expect.stringContaining("exactly one of tool_id") });
+    expect(both.structuredContent).toMatchObject({
+      error: "invalid-request",
+      message: expect.stringContaining("exactly one of tool_id"),
+    });
     const extra = await searchTool(client, { query: "file", session_id: "other" });
     expect(extra.structuredContent.message).toMatch(/Unknown argument\(s\) session_id/);
     const unknownTool = (await client.callTool({ name: "fs__read_file", arguments: {} })) as ToolCall;
@@ -178,10 +216,17 @@ describe("MCP endpoint", () => {
     expect(gone.status).toBe(404);
     await client.close();
 
-    const get = await call("GET", `/v1/tenants/${tenant}/mcp`, { token: key, headers: { accept: "text/event-stream" } });
+    const get = await call("GET", `/v1/tenants/${tenant}/mcp`, {
+      token: key,
+      headers: { accept: "text/event-stream" },
+    });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST, DELETE");
-    const notJson = await call("POST", `/v1/tenants/${tenant}/mcp`, { token: key, raw: "{not json", headers: { "content-type": "application/json" } });
+    const notJson = await call("POST", `/v1/tenants/${tenant}/mcp`, {
+      token: key,
+      raw: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe(-32700);
   });
@@ -194,7 +239,10 @@ describe("MCP endpoint", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("forbidden");
     expect((await call("GET", `/v1/tenants/${tenant}/mcp`, { token: writeOnly })).status).toBe(403);
-    expect((await call("DELETE", `/v1/tenants/${tenant}/mcp`, { token: writeOnly, headers: { "mcp-session-id": "mcp_x" } })).status).toBe(403);
+    expect(
+      (await call("DELETE", `/v1/tenants/${tenant}/mcp`, { token: writeOnly, headers: { "mcp-session-id": "mcp_x" } }))
+        .status,
+    ).toBe(403);
     const other = await tenantWithCatalog();
     expect((await rawPost(tenant, other.key, INITIALIZE)).status).toBe(403);
     const ok = await rawPost(tenant, key, INITIALIZE);

@@ -39,7 +39,9 @@ describe("/openapi.json", () => {
     }
     const search = r.body.paths["/v1/tenants/{tenant}/search"].post;
     expect(search.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/SearchRequest");
-    expect(Object.keys(r.body.components.schemas.SearchRequest.properties)).toEqual(expect.arrayContaining(["tool_id", "query", "max_results"]));
+    expect(Object.keys(r.body.components.schemas.SearchRequest.properties)).toEqual(
+      expect.arrayContaining(["tool_id", "query", "max_results"]),
+    );
     const tools = r.body.paths["/v1/tenants/{tenant}/tools"].post.requestBody.content;
     expect(Object.keys(tools)).toEqual(["application/json", "application/x-ndjson"]);
     expect(JSON.stringify(r.body.components.schemas)).toContain("McpToolInput");

@@ -10,10 +10,20 @@ describe("search", () => {
   beforeAll(async () => {
     ({ tenant, key } = await tenantWithKey());
     const up = await upsert(tenant, key, [
-      { server: "fs", ...mcpTool("read_file", "Read the complete contents of a file", { path: { type: "string", description: "File path" } }) },
+      {
+        server: "fs",
+        ...mcpTool("read_file", "Read the complete contents of a file", {
+          path: { type: "string", description: "File path" },
+        }),
+      },
       { server: "fs", ...mcpTool("read_multiple_files", "Read several files at once") },
       { server: "fs", ...mcpTool("write_file", "Write a file, replacing its content") },
-      { server: "weather", ...mcpTool("getWeather", "Current weather conditions for a city", { city: { type: "string", description: "City name" } }) },
+      {
+        server: "weather",
+        ...mcpTool("getWeather", "Current weather conditions for a city", {
+          city: { type: "string", description: "City name" },
+        }),
+      },
       { server: "http", ...mcpTool("HTTPRequest", "Send a request to a URL and return the response") },
       { server: "gh", ...mcpTool("list-issues", "List the issues of a repository") },
       { server: "cal", ...mcpTool("calendar.events.list", "List calendar events in a time range") },
@@ -21,7 +31,10 @@ describe("search", () => {
       // Two tools that score exactly alike for "translate": the order must come from their ids.
       { server: "zz", ...mcpTool("translate", "Translate text between languages") },
       { server: "aa", ...mcpTool("translate", "Translate text between languages") },
-      ...Array.from({ length: 20 }, (_, i) => ({ server: "misc", ...mcpTool(`misc_${i}`, `Miscellaneous helper number ${i} for spreadsheets`) })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        server: "misc",
+        ...mcpTool(`misc_${i}`, `Miscellaneous helper number ${i} for spreadsheets`),
+      })),
     ]);
     expect(up.status, up.text).toBe(200);
   });
@@ -30,7 +43,13 @@ describe("search", () => {
     const r = await search(tenant, key, { tool_id: "fs::write_file" });
     expect(r.status).toBe(200);
     expect(r.body.results).toEqual([
-      expect.objectContaining({ tool_id: "fs::write_file", server: "fs", name: "write_file", score: null, match: "tool-id" }),
+      expect.objectContaining({
+        tool_id: "fs::write_file",
+        server: "fs",
+        name: "write_file",
+        score: null,
+        match: "tool-id",
+      }),
     ]);
   });
 
@@ -83,8 +102,12 @@ describe("search", () => {
 
   it("returns max_results results, 5 by default, and refuses out-of-range values", async () => {
     // Threshold 0: these words are in two thirds of the catalog, too common to pass the default.
-    expect(ids(await search(tenant, key, { query: "miscellaneous helper spreadsheets", threshold: 0 }))).toHaveLength(5);
-    expect(ids(await search(tenant, key, { query: "miscellaneous helper spreadsheets", threshold: 0, max_results: 12 }))).toHaveLength(12);
+    expect(ids(await search(tenant, key, { query: "miscellaneous helper spreadsheets", threshold: 0 }))).toHaveLength(
+      5,
+    );
+    expect(
+      ids(await search(tenant, key, { query: "miscellaneous helper spreadsheets", threshold: 0, max_results: 12 })),
+    ).toHaveLength(12);
     expect((await search(tenant, key, { query: "x", max_results: 0 })).status).toBe(400);
     expect((await search(tenant, key, { query: "x", max_results: 51 })).status).toBe(400);
   });
@@ -116,7 +139,10 @@ describe("search", () => {
 
   it("takes the threshold from the request, else the tenant setting, else MATCHING_THRESHOLD", async () => {
     expect((await search(tenant, key, { query: "spreadsheets" })).body.threshold).toBe(1.5);
-    const patched = await call("PATCH", `/v1/tenants/${tenant}/settings`, { token: key, body: { matching_threshold: 50 } });
+    const patched = await call("PATCH", `/v1/tenants/${tenant}/settings`, {
+      token: key,
+      body: { matching_threshold: 50 },
+    });
     expect(patched.status, patched.text).toBe(200);
     const tenantLevel = await search(tenant, key, { query: "spreadsheets" });
     expect(tenantLevel.body).toMatchObject({ threshold: 50, results: [] });
@@ -129,7 +155,11 @@ describe("search", () => {
     const r = await search(tenant, key, { query: "read_file", format: "openai", max_results: 1 });
     expect(r.body.results[0].definition).toEqual({
       type: "function",
-      function: { name: "fs__read_file", description: "Read the complete contents of a file", parameters: { type: "object", properties: { path: { type: "string", description: "File path" } } } },
+      function: {
+        name: "fs__read_file",
+        description: "Read the complete contents of a file",
+        parameters: { type: "object", properties: { path: { type: "string", description: "File path" } } },
+      },
     });
     expect((await search(tenant, key, { query: "read_file" })).body.results[0].definition).toBeUndefined();
   });
@@ -140,7 +170,8 @@ describe("search", () => {
     expect(hit.tool_id).toBe("fs::read_file");
     expect(hit.explain.fields.name).toEqual(expect.arrayContaining(["read", "file"]));
     expect(hit.explain.fields.params).toContain("path");
-    const sum = hit.explain.terms.reduce((s: number, t: { score: number }) => s + t.score, 0) + (hit.explain.context?.score ?? 0);
+    const sum =
+      hit.explain.terms.reduce((s: number, t: { score: number }) => s + t.score, 0) + (hit.explain.context?.score ?? 0);
     expect(sum).toBeCloseTo(hit.score, 3);
   });
 
@@ -160,10 +191,22 @@ describe("queries that name tools", () => {
     // Five weather tools and six mail tools in a catalog of 50: a single word shared by several
     // tools scores below the threshold on its own, but it is what those tools are called.
     const up = await upsert(tenant, key, [
-      ...["getWeather", "getWeatherAlerts", "getHistoricalWeather", "getWeatherRadar", "getWeatherMap"].map((n) => ({ server: "meteo", ...mcpTool(n, `Meteorological data: ${n}`) })),
-      ...["send", "reply", "archive", "label", "search", "draft"].map((n) => ({ server: "mail", ...mcpTool(`${n}_message`, `Handle a message: ${n}`) })),
-      ...["alpha", "beta", "gamma", "delta"].map((n) => ({ server: "versions", ...mcpTool(`${n}_v2`, `Second edition of ${n}`) })),
-      ...Array.from({ length: 35 }, (_, i) => ({ server: `misc${i % 3}`, ...mcpTool(`misc_tool_${i}`, `General purpose helper number ${i}`) })),
+      ...["getWeather", "getWeatherAlerts", "getHistoricalWeather", "getWeatherRadar", "getWeatherMap"].map((n) => ({
+        server: "meteo",
+        ...mcpTool(n, `Meteorological data: ${n}`),
+      })),
+      ...["send", "reply", "archive", "label", "search", "draft"].map((n) => ({
+        server: "mail",
+        ...mcpTool(`${n}_message`, `Handle a message: ${n}`),
+      })),
+      ...["alpha", "beta", "gamma", "delta"].map((n) => ({
+        server: "versions",
+        ...mcpTool(`${n}_v2`, `Second edition of ${n}`),
+      })),
+      ...Array.from({ length: 35 }, (_, i) => ({
+        server: `misc${i % 3}`,
+        ...mcpTool(`misc_tool_${i}`, `General purpose helper number ${i}`),
+      })),
     ]);
     expect(up.status, up.text).toBe(200);
   });
@@ -174,20 +217,26 @@ describe("queries that name tools", () => {
     expect(best.score).toBeLessThan(1.5); // too common to pass on its own
     const r = await search(tenant, key, { query: "weather" });
     expect(r.body.results.map((x: { match: string }) => x.match)).toEqual(Array(5).fill("name-words"));
-    expect(ids(r).every((id) => id.startsWith("meteo::getWeather") || id.startsWith("meteo::getHistoricalWeather"))).toBe(true);
+    expect(
+      ids(r).every((id) => id.startsWith("meteo::getWeather") || id.startsWith("meteo::getHistoricalWeather")),
+    ).toBe(true);
     expect(r.body.message).toBeUndefined();
   });
 
   it("lists a server's tools for a query that is the server's name", async () => {
     const r = await search(tenant, key, { query: "mail", max_results: 10 });
-    expect(ids(r).sort()).toEqual(["archive", "draft", "label", "reply", "search", "send"].map((n) => `mail::${n}_message`));
+    expect(ids(r).sort()).toEqual(
+      ["archive", "draft", "label", "reply", "search", "send"].map((n) => `mail::${n}_message`),
+    );
     expect(r.body.results.every((x: { match: string }) => x.match === "server-name")).toBe(true);
   });
 
   it("does not let words found only in descriptions, numbers or single letters name a tool", async () => {
     expect((await search(tenant, key, { query: "meteorological" })).body.results).toEqual([]);
     // "2" is in four names (alpha_v2...), but a number names nothing; the same for a single letter.
-    expect((await search(tenant, key, { query: "2", threshold: 0 })).body.results.map((x: { match: string }) => x.match)).toContain("terms");
+    expect(
+      (await search(tenant, key, { query: "2", threshold: 0 })).body.results.map((x: { match: string }) => x.match),
+    ).toContain("terms");
     expect((await search(tenant, key, { query: "2" })).body.results).toEqual([]);
     expect((await search(tenant, key, { query: "v" })).body.results).toEqual([]);
     // A word in 35 of 54 names is too common even to name a tool.
@@ -200,9 +249,13 @@ describe("score scale", () => {
     const build = async (size: number) => {
       const { tenant, key } = await tenantWithKey();
       // One tool mentions "invoice"; every tool has a description of the same length.
-      const tools = Array.from({ length: size }, (_, i) => ({ server: "s", ...mcpTool(`t${i}`, i === 0 ? "handles invoice records" : "handles ledger records") }));
+      const tools = Array.from({ length: size }, (_, i) => ({
+        server: "s",
+        ...mcpTool(`t${i}`, i === 0 ? "handles invoice records" : "handles ledger records"),
+      }));
       expect((await upsert(tenant, key, tools)).status).toBe(200);
-      return (await search(tenant, key, { query: "invoice", threshold: 0, max_results: 1, explain: true })).body.results[0];
+      return (await search(tenant, key, { query: "invoice", threshold: 0, max_results: 1, explain: true })).body
+        .results[0];
     };
     // One occurrence in an average-length field of weight 1 is worth (1 + delta) * idf nats, and a
     // score is nats over ln(1 + N): 1.5 * ln(1 + (N - 0.5) / 1.5) / ln(1 + N), about 1.35 to 1.43 here,

@@ -12,7 +12,9 @@ const LEVELS = ["log", "info", "warn", "error", "debug", "trace"] as const;
 /** Everything written to the console while `work` runs, as text. */
 async function captureConsole(work: () => Promise<void>): Promise<string> {
   const lines: string[] = [];
-  const spies = LEVELS.map((level) => vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))));
+  const spies = LEVELS.map((level) =>
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))),
+  );
   try {
     await work();
   } finally {
@@ -25,7 +27,11 @@ afterEach(() => vi.restoreAllMocks());
 
 describe("logs", () => {
   it("never contain a key, the operator token or a tool's body, whatever happens", async () => {
-    const body = { description: "BODY-MARKER-descr Convert currencies", param: "BODY-MARKER-param", result: "BODY-MARKER-result" };
+    const body = {
+      description: "BODY-MARKER-descr Convert currencies",
+      param: "BODY-MARKER-param",
+      result: "BODY-MARKER-result",
+    };
     const secrets: string[] = [OPERATOR];
     const tenant = uniqueTenant();
     const logs = await captureConsole(async () => {
@@ -33,26 +39,44 @@ describe("logs", () => {
       const key = await createKey(tenant, ["search", "write", "admin"]);
       secrets.push(key, key.split("_")[3]!);
       const h = { token: key };
-      const tool = { server: "fx", name: "convert", description: body.description, inputSchema: { type: "object", properties: { amount: { type: "number", description: body.param } } } };
+      const tool = {
+        server: "fx",
+        name: "convert",
+        description: body.description,
+        inputSchema: { type: "object", properties: { amount: { type: "number", description: body.param } } },
+      };
       await call("POST", `/v1/tenants/${tenant}/tools`, { ...h, body: { tools: [tool] } });
-      await call("POST", `/v1/tenants/${tenant}/tools`, { ...h, body: { tools: [{ ...tool, inputSchema: "not an object" }] } });
+      await call("POST", `/v1/tenants/${tenant}/tools`, {
+        ...h,
+        body: { tools: [{ ...tool, inputSchema: "not an object" }] },
+      });
       await call("POST", `/v1/tenants/${tenant}/search`, { ...h, body: { query: "convert currencies" } });
       const session = (await call("POST", `/v1/tenants/${tenant}/sessions`, { ...h, body: {} })).body.session_id;
       await call("POST", `/v1/tenants/${tenant}/search`, { ...h, body: { query: "convert", session_id: session } });
       await call("POST", `/v1/tenants/${tenant}/sessions/${session}/resolve`, { ...h, body: { name: "fx__convert" } });
-      await call("POST", `/v1/tenants/${tenant}/tool-results`, { ...h, body: { content: [{ type: "text", text: body.result }] } });
+      await call("POST", `/v1/tenants/${tenant}/tool-results`, {
+        ...h,
+        body: { content: [{ type: "text", text: body.result }] },
+      });
       // Refusals of every kind: bad, tampered, revoked and foreign tokens, malformed bodies.
       await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key.slice(0, -1) + "x" });
       await call("GET", `/v1/tenants/${tenant}/catalog`, { token: `${OPERATOR}x` });
       await call("POST", "/v1/tenants", { token: key, body: { id: uniqueTenant() } });
-      await call("POST", `/v1/tenants/${tenant}/search`, { ...h, raw: `{"query": "${body.description}"`, headers: { "content-type": "application/json" } });
+      await call("POST", `/v1/tenants/${tenant}/search`, {
+        ...h,
+        raw: `{"query": "${body.description}"`,
+        headers: { "content-type": "application/json" },
+      });
       const doomed = await createKey(tenant, ["search"]);
       secrets.push(doomed);
       await call("DELETE", `/v1/tenants/${tenant}/keys/${doomed.split("_")[2]}`, h);
       await call("GET", `/v1/tenants/${tenant}/catalog`, { token: doomed });
       // An internal error (storage broken under the object) is logged: by its class only.
       const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
-      await runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("ALTER TABLE tools RENAME TO tools_gone"));
+      await runInDurableObject(
+        stub,
+        (_o, state) => void state.storage.sql.exec("ALTER TABLE tools RENAME TO tools_gone"),
+      );
       const broken = await call("GET", `/v1/tenants/${tenant}/tools/fx::convert`, h);
       expect(broken.status).toBe(500);
       expect(broken.body).toEqual({ error: "internal", message: expect.any(String) });
@@ -68,7 +92,8 @@ describe("token comparison", () => {
     const tenant = await createTenant();
     const key = await createKey(tenant, ["search"]);
     const compare = vi.spyOn(crypto.subtle, "timingSafeEqual");
-    const lengths = () => compare.mock.calls.map(([a, b]) => [(a as ArrayBufferView).byteLength, (b as ArrayBufferView).byteLength]);
+    const lengths = () =>
+      compare.mock.calls.map(([a, b]) => [(a as ArrayBufferView).byteLength, (b as ArrayBufferView).byteLength]);
 
     // Wrong operator tokens of any length, right or wrong prefix: each a 32-byte against 32-byte comparison.
     for (const token of ["x", OPERATOR.slice(0, 5), `${OPERATOR}-and-more`, "y".repeat(500)]) {
@@ -88,7 +113,13 @@ describe("token comparison", () => {
       [32, 32],
     ]);
     compare.mockClear();
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key.slice(0, -1) + (key.endsWith("A") ? "B" : "A") })).status).toBe(401);
+    expect(
+      (
+        await call("GET", `/v1/tenants/${tenant}/catalog`, {
+          token: key.slice(0, -1) + (key.endsWith("A") ? "B" : "A"),
+        })
+      ).status,
+    ).toBe(401);
     expect(lengths()).toEqual([
       [32, 32],
       [32, 32],
@@ -106,7 +137,10 @@ describe("forged keys", () => {
       expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status).toBe(401);
     }
     const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
-    const cached = await runInDurableObject(stub, (instance) => (instance as unknown as { keys: Map<string, unknown> }).keys.size);
+    const cached = await runInDurableObject(
+      stub,
+      (instance) => (instance as unknown as { keys: Map<string, unknown> }).keys.size,
+    );
     expect(cached).toBe(1);
   });
 });

@@ -1,7 +1,15 @@
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers.ts";
-import { newSession, resolve, sessionPath, sessionSearch, tenantStub, tenantWithCatalog, toolList } from "./session-helpers.ts";
+import {
+  newSession,
+  resolve,
+  sessionPath,
+  sessionSearch,
+  tenantStub,
+  tenantWithCatalog,
+  toolList,
+} from "./session-helpers.ts";
 
 describe("activation inside the search", () => {
   it("activates the results before the answer leaves: a resolve right after the search finds them", async () => {
@@ -15,14 +23,25 @@ describe("activation inside the search", () => {
     expect(found.body.activated).toContain("github::list_issues");
     const after = await resolve(tenant, key, id, "github__list_issues");
     expect(after.status, after.text).toBe(200);
-    expect(after.body).toMatchObject({ name: "github__list_issues", source: "activated", tool_id: "github::list_issues" });
+    expect(after.body).toMatchObject({
+      name: "github__list_issues",
+      source: "activated",
+      tool_id: "github::list_issues",
+    });
     expect(after.body.definition.inputSchema.properties.repo).toBeDefined();
   });
 
   it("holds up for every one of many back-to-back search/resolve pairs", async () => {
     const { tenant, key } = await tenantWithCatalog({ search_budget: 20 });
     const id = await newSession(tenant, key);
-    const targets = ["fs::read_file", "fs::write_file", "weather::get_forecast", "calendar::create_event", "mail::send_email", "github::merge_pull_request"];
+    const targets = [
+      "fs::read_file",
+      "fs::write_file",
+      "weather::get_forecast",
+      "calendar::create_event",
+      "mail::send_email",
+      "github::merge_pull_request",
+    ];
     for (const target of targets) {
       const s = await sessionSearch(tenant, key, id, { tool_id: target });
       expect(s.status).toBe(200);
@@ -62,7 +81,13 @@ describe("activation inside the search", () => {
   it("drops activated tools that leave the catalog: deleted tool, deleted server, replaced server set", async () => {
     const { tenant, key } = await tenantWithCatalog({ search_budget: 10 });
     const id = await newSession(tenant, key);
-    for (const t of ["fs::read_file", "fs::write_file", "weather::get_forecast", "github::list_issues", "github::create_issue"]) {
+    for (const t of [
+      "fs::read_file",
+      "fs::write_file",
+      "weather::get_forecast",
+      "github::list_issues",
+      "github::create_issue",
+    ]) {
       expect((await sessionSearch(tenant, key, id, { tool_id: t })).status).toBe(200);
     }
     expect((await call("DELETE", `/v1/tenants/${tenant}/tools/fs::read_file`, { token: key })).status).toBe(200);
@@ -81,7 +106,9 @@ describe("activation inside the search", () => {
     // Uploading the tool again does not bring the activation back: it must be found again.
     await call("POST", `/v1/tenants/${tenant}/tools`, {
       token: key,
-      body: { tools: [{ server: "fs", name: "read_file", description: "Read a file", inputSchema: { type: "object" } }] },
+      body: {
+        tools: [{ server: "fs", name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
+      },
     });
     expect((await resolve(tenant, key, id, "fs__read_file")).status).toBe(409);
   });

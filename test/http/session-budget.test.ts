@@ -2,7 +2,20 @@ import { describe, expect, it } from "vitest";
 import { call } from "../helpers.ts";
 import { newSession, sessionPath, sessionSearch, tenantWithCatalog } from "./session-helpers.ts";
 
-const QUERIES = ["issues", "pull request", "read file", "write file", "forecast", "calendar event", "email", "create issue", "merge", "weather", "file", "github"];
+const QUERIES = [
+  "issues",
+  "pull request",
+  "read file",
+  "write file",
+  "forecast",
+  "calendar event",
+  "email",
+  "create issue",
+  "merge",
+  "weather",
+  "file",
+  "github",
+];
 
 describe("per-turn search budget", () => {
   it("runs exactly 3 of 12 concurrent searches on a budget of 3; the rest get the exact 429 body", async () => {
@@ -92,7 +105,8 @@ describe("per-turn search budget", () => {
   it("makes a retried turn start harmless when the client names the turn", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const id = await newSession(tenant, key);
-    const start = (body?: unknown) => call("POST", sessionPath(tenant, id, "/turns"), { token: key, ...(body ? { body } : {}) });
+    const start = (body?: unknown) =>
+      call("POST", sessionPath(tenant, id, "/turns"), { token: key, ...(body ? { body } : {}) });
     expect((await start({ turn: 2 })).body.turn).toBe(2);
     expect((await start({ turn: 2 })).body.turn).toBe(2);
     const skip = await start({ turn: 5 });

@@ -10,13 +10,20 @@ describe("session client tools (setTools)", () => {
   it("replaces the whole set in one step; an empty list removes them", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const id = await newSession(tenant, key);
-    const first = await setTools(tenant, key, id, [mcpTool("page_search", "Search this page"), { name: "page_read", description: "Read", input_schema: { type: "object" } }]);
+    const first = await setTools(tenant, key, id, [
+      mcpTool("page_search", "Search this page"),
+      { name: "page_read", description: "Read", input_schema: { type: "object" } },
+    ]);
     expect(first.status, first.text).toBe(200);
     expect(first.body).toEqual({ session_id: id, tools_version: 1, tools: ["page_search", "page_read"] });
-    const second = await setTools(tenant, key, id, [{ type: "function", function: { name: "cart_add", description: "Add to cart", parameters: { type: "object" } } }]);
+    const second = await setTools(tenant, key, id, [
+      { type: "function", function: { name: "cart_add", description: "Add to cart", parameters: { type: "object" } } },
+    ]);
     expect(second.body).toEqual({ session_id: id, tools_version: 2, tools: ["cart_add"] });
     const list = await toolList(tenant, key, id, "openai-responses");
-    expect(list.body.entries.filter((e: { source: string }) => e.source === "session").map((e: { name: string }) => e.name)).toEqual(["cart_add"]);
+    expect(
+      list.body.entries.filter((e: { source: string }) => e.source === "session").map((e: { name: string }) => e.name),
+    ).toEqual(["cart_add"]);
     const empty = await setTools(tenant, key, id, []);
     expect(empty.body.tools).toEqual([]);
     expect((await call("GET", sessionPath(tenant, id), { token: key })).body.session_tools).toEqual([]);
@@ -48,21 +55,29 @@ describe("session client tools (setTools)", () => {
     // A server name of 54+ characters gives shortened catalog names without '__': the only way to clash.
     const server = "a".repeat(60);
     const { tenant, key } = await tenantWithCatalog({}, [{ server, ...mcpTool("tool", "A tool") }]);
-    const catalogName = (await call("GET", `/v1/tenants/${tenant}/tools/${server}::tool`, { token: key })).body.model_name as string;
+    const catalogName = (await call("GET", `/v1/tenants/${tenant}/tools/${server}::tool`, { token: key })).body
+      .model_name as string;
     expect(catalogName).not.toContain("__");
     const id = await newSession(tenant, key, { tools: [mcpTool("keep_me", "Stay")] });
     const r = await setTools(tenant, key, id, [mcpTool("fine", "ok"), mcpTool(catalogName, "clash")]);
     expect(r.status, r.text).toBe(409);
     expect(r.body.clashes).toEqual([catalogName]);
     expect((await call("GET", sessionPath(tenant, id), { token: key })).body.session_tools).toEqual(["keep_me"]);
-    const create = await call("POST", sessionPath(tenant), { token: key, body: { tools: [mcpTool(catalogName, "clash")] } });
+    const create = await call("POST", sessionPath(tenant), {
+      token: key,
+      body: { tools: [mcpTool(catalogName, "clash")] },
+    });
     expect(create.status).toBe(409);
   });
 
   it("applies concurrent replacements one at a time, each with its own version, the last one winning", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const id = await newSession(tenant, key);
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => setTools(tenant, key, id, [mcpTool(`tool_${i}`, `set ${i}`), mcpTool(`extra_${i}`, "x")])));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        setTools(tenant, key, id, [mcpTool(`tool_${i}`, `set ${i}`), mcpTool(`extra_${i}`, "x")]),
+      ),
+    );
     for (const r of replies) expect(r.status, r.text).toBe(200);
     const versions = replies.map((r) => r.body.tools_version).sort((a, b) => a - b);
     expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -78,11 +93,24 @@ describe("setTools ordering at the object", () => {
     const { tenant, key } = await tenantWithCatalog();
     const id = await newSession(tenant, key);
     const stub = tenantStub(tenant) as unknown as {
-      setSessionTools(caller: unknown, id: string, tools: unknown[]): Promise<{ ok: boolean; value: { tools_version: number; tools: string[] } }>;
+      setSessionTools(
+        caller: unknown,
+        id: string,
+        tools: unknown[],
+      ): Promise<{ ok: boolean; value: { tools_version: number; tools: string[] } }>;
     };
-    const tool = (name: string) => ({ name, title: null, description: name, inputSchema: { type: "object" }, outputSchema: null, annotations: null });
+    const tool = (name: string) => ({
+      name,
+      title: null,
+      description: name,
+      inputSchema: { type: "object" },
+      outputSchema: null,
+      annotations: null,
+    });
     // Sent one after the other on one stub without waiting: they arrive in this order.
-    const pending = ["first", "second", "third", "fourth"].map((name) => stub.setSessionTools({ kind: "operator" }, id, [tool(name)]));
+    const pending = ["first", "second", "third", "fourth"].map((name) =>
+      stub.setSessionTools({ kind: "operator" }, id, [tool(name)]),
+    );
     const results = await Promise.all(pending);
     expect(results.map((r) => [r.value.tools_version, r.value.tools[0]])).toEqual([
       [1, "first"],

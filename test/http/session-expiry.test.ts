@@ -4,10 +4,17 @@ import { call } from "../helpers.ts";
 import { newSession, sessionPath, sessionSearch, tenantStub, tenantWithCatalog } from "./session-helpers.ts";
 
 /** Rows left in the session tables for this tenant. */
-async function sessionRows(tenant: string): Promise<{ sessions: number; activations: number; tools: number; alarm: number | null }> {
+async function sessionRows(
+  tenant: string,
+): Promise<{ sessions: number; activations: number; tools: number; alarm: number | null }> {
   return runInDurableObject(tenantStub(tenant), async (_instance, state) => {
     const n = (table: string) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
-    return { sessions: n("sessions"), activations: n("session_activations"), tools: n("session_tools"), alarm: await state.storage.getAlarm() };
+    return {
+      sessions: n("sessions"),
+      activations: n("session_activations"),
+      tools: n("session_tools"),
+      alarm: await state.storage.getAlarm(),
+    };
   });
 }
 
@@ -20,7 +27,10 @@ describe("session expiry through the Durable Object alarm", () => {
   it("plans the alarm for the session's expiry and ends the session when it fires after the TTL", async () => {
     const { tenant, key } = await tenantWithCatalog();
     vi.useFakeTimers({ toFake: ["Date"] });
-    const id = await newSession(tenant, key, { ttl_seconds: 60, tools: [{ name: "page_read", description: "Read", inputSchema: { type: "object" } }] });
+    const id = await newSession(tenant, key, {
+      ttl_seconds: 60,
+      tools: [{ name: "page_read", description: "Read", inputSchema: { type: "object" } }],
+    });
     await sessionSearch(tenant, key, id, { tool_id: "fs::read_file" });
     const state = await call("GET", sessionPath(tenant, id), { token: key });
     const expiresAt = Date.parse(state.body.expires_at);
@@ -61,7 +71,8 @@ describe("session expiry through the Durable Object alarm", () => {
     const drop = await newSession(tenant, key, { ttl_seconds: 60 });
     vi.setSystemTime(Date.now() + 120_000);
     const stub = tenantStub(tenant);
-    for (let i = 0; i < 3; i++) await runInDurableObject(stub, (instance: { alarm(): Promise<void> }) => instance.alarm());
+    for (let i = 0; i < 3; i++)
+      await runInDurableObject(stub, (instance: { alarm(): Promise<void> }) => instance.alarm());
     const rows = await sessionRows(tenant);
     expect(rows.sessions).toBe(1);
     expect((await call("GET", sessionPath(tenant, keep), { token: key })).status).toBe(200);
@@ -84,7 +95,8 @@ describe("session expiry through the Durable Object alarm", () => {
     const { tenant } = await tenantWithCatalog();
     await runDurableObjectAlarm(tenantStub(tenant));
     const current = await runInDurableObject(tenantStub(tenant), (_i, state) => {
-      const get = (k: string) => state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, k).toArray()[0]?.value;
+      const get = (k: string) =>
+        state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, k).toArray()[0]?.value;
       return get("snapshot_revision") === get("revision");
     });
     expect(current).toBe(true);

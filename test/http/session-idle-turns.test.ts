@@ -11,7 +11,11 @@ import { newSession, sessionPath, sessionSearch, tenantStub, tenantWithCatalog }
 /** Moves the session's last search attempt `seconds` into the past. */
 async function age(tenant: string, sessionId: string, seconds: number): Promise<void> {
   await runInDurableObject(tenantStub(tenant), async (_instance, state) => {
-    state.storage.sql.exec(`UPDATE sessions SET last_search_at = last_search_at - ? WHERE id = ?`, seconds * 1000, sessionId);
+    state.storage.sql.exec(
+      `UPDATE sessions SET last_search_at = last_search_at - ? WHERE id = ?`,
+      seconds * 1000,
+      sessionId,
+    );
   });
 }
 

@@ -20,8 +20,18 @@ describe("OpenAPI document", () => {
     const search = doc.paths["/v1/tenants/{tenant}/search"].post;
     expect(search.responses["429"]).toBeDefined();
     expect(doc.components.schemas.SearchRequest.properties.session_id).toBeDefined();
-    expect(doc.paths["/v1/tenants/{tenant}/sessions/{session_id}/resolve"].post.responses["409"].description).toContain("tool-not-active");
-    for (const schema of ["Session", "SessionToolList", "Plan", "DeferredList", "ToolResultObject", "Budget", "TokenFigures"]) {
+    expect(doc.paths["/v1/tenants/{tenant}/sessions/{session_id}/resolve"].post.responses["409"].description).toContain(
+      "tool-not-active",
+    );
+    for (const schema of [
+      "Session",
+      "SessionToolList",
+      "Plan",
+      "DeferredList",
+      "ToolResultObject",
+      "Budget",
+      "TokenFigures",
+    ]) {
       expect(doc.components.schemas[schema], schema).toBeDefined();
     }
   });

@@ -10,7 +10,8 @@ describe("resolve and the rescue message", () => {
     expect(r.status).toBe(409);
     expect(r.body).toEqual({
       error: "tool-not-active",
-      message: "Tool 'send_email' not in active set. Call tool_search(query='send_email') to discover it, or use one of: core__ask_user",
+      message:
+        "Tool 'send_email' not in active set. Call tool_search(query='send_email') to discover it, or use one of: core__ask_user",
       in_catalog: true,
     });
   });
@@ -20,15 +21,21 @@ describe("resolve and the rescue message", () => {
     const id = await newSession(tenant, key);
     const r = await resolve(tenant, key, id, "startExport");
     expect(r.status).toBe(409);
-    expect(r.body.message).toBe("Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover it, or use one of: core__ask_user");
+    expect(r.body.message).toBe(
+      "Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover it, or use one of: core__ask_user",
+    );
     expect(r.body.in_catalog).toBe(false);
   });
 
   it("lists every always-loaded and session tool name in the message, and ends plainly when there are none", async () => {
     const { tenant, key } = await tenantWithCatalog({}, [{ server: "a", ...mcpTool("x", "X things") }]);
     const bare = await newSession(tenant, key);
-    expect((await resolve(tenant, key, bare, "x")).body.message).toBe("Tool 'x' not in active set. Call tool_search(query='x') to discover it.");
-    const withTools = await newSession(tenant, key, { tools: [mcpTool("page_search", "Search this page"), mcpTool("page_read", "Read this page")] });
+    expect((await resolve(tenant, key, bare, "x")).body.message).toBe(
+      "Tool 'x' not in active set. Call tool_search(query='x') to discover it.",
+    );
+    const withTools = await newSession(tenant, key, {
+      tools: [mcpTool("page_search", "Search this page"), mcpTool("page_read", "Read this page")],
+    });
     expect((await resolve(tenant, key, withTools, "x")).body.message).toBe(
       "Tool 'x' not in active set. Call tool_search(query='x') to discover it, or use one of: page_search, page_read",
     );
@@ -44,7 +51,11 @@ describe("resolve and the rescue message", () => {
       expect(r.body.tool_id).toBe("calendar::create_event");
     }
     const anthropic = await resolve(tenant, key, id, "create_event", "anthropic");
-    expect(anthropic.body.definition).toEqual({ name: "calendar__create_event", description: "Create a calendar event with attendees", input_schema: expect.any(Object) });
+    expect(anthropic.body.definition).toEqual({
+      name: "calendar__create_event",
+      description: "Create a calendar event with attendees",
+      input_schema: expect.any(Object),
+    });
   });
 
   it("asks which one when a bare name matches several active tools", async () => {
@@ -96,10 +107,19 @@ describe("always-loaded tools, derived from the rows", () => {
     expect(state.body.always_loaded).toEqual(["core::ask_user", "fs::read_file", "fs::write_file"]);
     expect((await resolve(tenant, key, id, "fs__write_file")).body.source).toBe("always-loaded");
     // The server's declaration is kept by later replaces that do not mention it...
-    await call("PUT", `/v1/tenants/${tenant}/servers/fs/tools`, { token: key, body: { tools: [mcpTool("read_file", "Read a file")] } });
-    expect((await call("GET", sessionPath(tenant, id), { token: key })).body.always_loaded).toEqual(["core::ask_user", "fs::read_file"]);
+    await call("PUT", `/v1/tenants/${tenant}/servers/fs/tools`, {
+      token: key,
+      body: { tools: [mcpTool("read_file", "Read a file")] },
+    });
+    expect((await call("GET", sessionPath(tenant, id), { token: key })).body.always_loaded).toEqual([
+      "core::ask_user",
+      "fs::read_file",
+    ]);
     // ...and changed by one that does.
-    await call("PUT", `/v1/tenants/${tenant}/servers/fs/tools`, { token: key, body: { defer_tools: "auto", tools: [mcpTool("read_file", "Read a file")] } });
+    await call("PUT", `/v1/tenants/${tenant}/servers/fs/tools`, {
+      token: key,
+      body: { defer_tools: "auto", tools: [mcpTool("read_file", "Read a file")] },
+    });
     expect((await call("GET", sessionPath(tenant, id), { token: key })).body.always_loaded).toEqual(["core::ask_user"]);
   });
 
@@ -110,7 +130,10 @@ describe("always-loaded tools, derived from the rows", () => {
     ]);
     const id = await newSession(tenant, key);
     expect((await call("GET", sessionPath(tenant, id), { token: key })).body.always_loaded).toEqual([]);
-    const patch = await call("PATCH", `/v1/tenants/${tenant}/settings`, { token: key, body: { default_defer: "never" } });
+    const patch = await call("PATCH", `/v1/tenants/${tenant}/settings`, {
+      token: key,
+      body: { default_defer: "never" },
+    });
     expect(patch.status, patch.text).toBe(200);
     expect((await call("GET", sessionPath(tenant, id), { token: key })).body.always_loaded).toEqual(["a::silent"]);
   });
@@ -120,7 +143,12 @@ describe("always-loaded tools, derived from the rows", () => {
     const inline = ["fs::read_file", "weather__get_forecast", "send_email", "no_such_tool"];
     const named = await newSession(tenant, key, { inline });
     const state = await call("GET", sessionPath(tenant, named), { token: key });
-    expect(state.body.always_loaded).toEqual(["core::ask_user", "fs::read_file", "weather::get_forecast", "mail::send_email"]);
+    expect(state.body.always_loaded).toEqual([
+      "core::ask_user",
+      "fs::read_file",
+      "weather::get_forecast",
+      "mail::send_email",
+    ]);
     expect(state.body.inline_unresolved).toEqual(["no_such_tool"]);
     expect((await resolve(tenant, key, named, "send_email")).status).toBe(200);
 
@@ -129,7 +157,9 @@ describe("always-loaded tools, derived from the rows", () => {
     expect(dstate.body.always_loaded).toEqual(["core::ask_user"]);
     const r = await resolve(tenant, key, deferred, "send_email");
     expect(r.status).toBe(409);
-    expect((await sessionSearch(tenant, key, deferred, { query: "send email" })).body.activated).toContain("mail::send_email");
+    expect((await sessionSearch(tenant, key, deferred, { query: "send email" })).body.activated).toContain(
+      "mail::send_email",
+    );
     expect((await resolve(tenant, key, deferred, "send_email")).status).toBe(200);
   });
 });

@@ -57,7 +57,9 @@ describe("the tool list for the next model request", () => {
     for (const format of ["mcp", "anthropic", "openai", "openai-responses"]) {
       const r = await toolList(tenant, key, id, format);
       expect(r.status, r.text).toBe(200);
-      const defNames = r.body.tools.map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
+      const defNames = r.body.tools.map(
+        (t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name,
+      );
       expect(defNames).toEqual(names(r));
       for (const n of defNames) expect(n, format).toMatch(NAME_RULE);
       expect(new Set(defNames).size).toBe(defNames.length);

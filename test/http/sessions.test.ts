@@ -48,7 +48,13 @@ describe("sessions: create, read, end", () => {
 
   it("refuses invalid options with 400 and says why", async () => {
     const { tenant, key } = await tenantWithKey();
-    for (const body of [{ session_id: "bad id!" }, { budget_cap: 0 }, { ttl_seconds: 5 }, { surprise: true }, { inline: ["ok", "not ok"] }]) {
+    for (const body of [
+      { session_id: "bad id!" },
+      { budget_cap: 0 },
+      { ttl_seconds: 5 },
+      { surprise: true },
+      { inline: ["ok", "not ok"] },
+    ]) {
       const r = await createSession(tenant, key, body);
       expect(r.status, `${JSON.stringify(body)}: ${r.text}`).toBe(400);
       expect(r.body.error).toBe("invalid-request");
@@ -78,7 +84,10 @@ describe("sessions: create, read, end", () => {
     // B's own tenant has no such session, even with the same id.
     const own = await call("GET", sessionPath(b.tenant, id), { token: b.key });
     expect(own.status).toBe(404);
-    const search = await call("POST", `/v1/tenants/${b.tenant}/search`, { token: b.key, body: { query: "issues", session_id: id } });
+    const search = await call("POST", `/v1/tenants/${b.tenant}/search`, {
+      token: b.key,
+      body: { query: "issues", session_id: id },
+    });
     expect(search.status).toBe(404);
     // B can create its own session under the same id; A's is untouched.
     expect((await createSession(b.tenant, b.key, { session_id: "shared-name", budget_cap: 9 })).status).toBe(201);

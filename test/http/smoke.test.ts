@@ -5,7 +5,10 @@ describe("smoke", () => {
   it("creates a tenant, uploads tools and finds them", async () => {
     const { tenant, key } = await tenantWithKey();
     const up = await upsert(tenant, key, [
-      { server: "fs", ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }) },
+      {
+        server: "fs",
+        ...mcpTool("read_file", "Read the contents of a file", { path: { type: "string", description: "File path" } }),
+      },
       { server: "weather", ...mcpTool("getWeather", "Current weather for a city", { city: { type: "string" } }) },
     ]);
     expect(up.status, up.text).toBe(200);

@@ -6,15 +6,24 @@ import { call, createKey, mcpTool, search, tenantWithKey, upsert } from "../help
 
 const ids = (r: { body: { results: { tool_id: string }[] } }) => r.body.results.map((x) => x.tool_id);
 const synonymsPath = (tenant: string) => `/v1/tenants/${tenant}/synonyms`;
-const putSynonyms = (tenant: string, key: string, synonyms: unknown) => call("PUT", synonymsPath(tenant), { token: key, body: { synonyms } });
+const putSynonyms = (tenant: string, key: string, synonyms: unknown) =>
+  call("PUT", synonymsPath(tenant), { token: key, body: { synonyms } });
 
 /** A catalog big enough for word rarity to mean something, with GitHub tools that never say "repo" or "PR". */
 const CATALOG = [
   { server: "github", ...mcpTool("list_repositories", "List the repositories of the authenticated user") },
-  { server: "github", ...mcpTool("get_pull_request", "Get the details of a pull request", { number: { type: "integer", description: "Pull request number" } }) },
+  {
+    server: "github",
+    ...mcpTool("get_pull_request", "Get the details of a pull request", {
+      number: { type: "integer", description: "Pull request number" },
+    }),
+  },
   { server: "fs", ...mcpTool("read_file", "Read the contents of a file") },
   { server: "mail", ...mcpTool("send_email", "Send an email message") },
-  ...Array.from({ length: 20 }, (_, i) => ({ server: "misc", ...mcpTool(`helper_${i}`, `Miscellaneous helper number ${i} for spreadsheets`) })),
+  ...Array.from({ length: 20 }, (_, i) => ({
+    server: "misc",
+    ...mcpTool(`helper_${i}`, `Miscellaneous helper number ${i} for spreadsheets`),
+  })),
 ];
 
 async function tenantWithCatalog() {
@@ -49,7 +58,9 @@ describe("synonyms", () => {
     expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({ synonyms: {} });
     await putSynonyms(tenant, key, { repo: ["repository"] });
     await putSynonyms(tenant, key, { pr: ["pull request"] });
-    expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({ synonyms: { pr: ["pull request"] } });
+    expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({
+      synonyms: { pr: ["pull request"] },
+    });
     expect(ids(await search(tenant, key, { query: "show my repos" }))).not.toContain("github::list_repositories");
     await putSynonyms(tenant, key, {});
     expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({ synonyms: {} });
@@ -77,7 +88,9 @@ describe("synonyms", () => {
     }
     const extra = await call("PUT", synonymsPath(tenant), { token: key, body: { synonyms: {}, surprise: 1 } });
     expect(extra.status).toBe(400);
-    expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({ synonyms: { repo: ["repository"] } });
+    expect((await call("GET", synonymsPath(tenant), { token: key })).body).toEqual({
+      synonyms: { repo: ["repository"] },
+    });
   });
 
   it("needs the admin scope", async () => {
@@ -107,7 +120,9 @@ describe("keywords", () => {
     const query = { query: "billing invoices", explain: true };
     expect(ids(await search(tenant, key, query))).not.toContain("pay::create_charge");
 
-    expect((await upsert(tenant, key, [{ ...charge, keywords: ["billing", "invoice"] }])).body).toMatchObject({ updated: 1 });
+    expect((await upsert(tenant, key, [{ ...charge, keywords: ["billing", "invoice"] }])).body).toMatchObject({
+      updated: 1,
+    });
     const r = await search(tenant, key, query);
     expect(ids(r)[0]).toBe("pay::create_charge");
     expect(r.body.results[0].explain.fields.keywords).toHaveLength(2); // billing, invoice

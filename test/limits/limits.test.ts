@@ -25,8 +25,13 @@ type Case =
   | { kind: "refusal"; setup?: (t: Tenant) => Promise<void>; request: (t: Tenant) => Promise<Reply> }
   | { kind: "retention"; run: (t: Tenant) => Promise<void> };
 
-const tool = (name: string, extra: Record<string, unknown> = {}) => ({ server: "s", ...mcpTool(name, "A tool"), ...extra });
-const tools = (n: number, server = "s") => Array.from({ length: n }, (_, i) => ({ server, ...mcpTool(`t${i}`, `Tool ${i}`) }));
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  server: "s",
+  ...mcpTool(name, "A tool"),
+  ...extra,
+});
+const tools = (n: number, server = "s") =>
+  Array.from({ length: n }, (_, i) => ({ server, ...mcpTool(`t${i}`, `Tool ${i}`) }));
 const path = (t: Tenant, rest: string) => `/v1/tenants/${t.tenant}${rest}`;
 const post = (t: Tenant, rest: string, body: unknown) => call("POST", path(t, rest), { token: t.key, body });
 const get = (t: Tenant, rest: string) => call("GET", path(t, rest), { token: t.key });
@@ -39,31 +44,75 @@ function nestedSchema(depth: number): Record<string, unknown> {
 
 async function auditEntries(t: Tenant): Promise<{ seq: number; action: string }[]> {
   const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
-  return runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ seq: number; action: string }>(`SELECT seq, action FROM audit_log ORDER BY seq`).toArray());
+  return runInDurableObject(stub, (_o, state) =>
+    state.storage.sql.exec<{ seq: number; action: string }>(`SELECT seq, action FROM audit_log ORDER BY seq`).toArray(),
+  );
 }
 
 const CASES: Record<LimitName, Case> = {
   max_body_bytes: {
     kind: "refusal",
-    request: (t) => upsert(t.tenant, t.key, [tool("big", { keywords: ["x"], _meta: { pad: "x".repeat(limits.max_body_bytes) } })]),
+    request: (t) =>
+      upsert(t.tenant, t.key, [tool("big", { keywords: ["x"], _meta: { pad: "x".repeat(limits.max_body_bytes) } })]),
   },
   max_json_depth: {
     kind: "refusal",
-    request: (t) => call("POST", path(t, "/search"), { token: t.key, raw: `{"query":"x","deep":${"[".repeat(limits.max_json_depth)}${"]".repeat(limits.max_json_depth)}}`, headers: { "content-type": "application/json" } }),
+    request: (t) =>
+      call("POST", path(t, "/search"), {
+        token: t.key,
+        raw: `{"query":"x","deep":${"[".repeat(limits.max_json_depth)}${"]".repeat(limits.max_json_depth)}}`,
+        headers: { "content-type": "application/json" },
+      }),
   },
-  max_tools_per_batch: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, tools(limits.max_tools_per_batch + 1)) },
+  max_tools_per_batch: {
+    kind: "refusal",
+    request: (t) => upsert(t.tenant, t.key, tools(limits.max_tools_per_batch + 1)),
+  },
   // Counted in bytes of UTF-8: "é" is two of them.
-  max_description_bytes: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [{ server: "s", ...mcpTool("d", "é".repeat(limits.max_description_bytes / 2 + 1)) }]) },
-  max_title_chars: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("t", { title: "x".repeat(limits.max_title_chars + 1) })]) },
+  max_description_bytes: {
+    kind: "refusal",
+    request: (t) =>
+      upsert(t.tenant, t.key, [{ server: "s", ...mcpTool("d", "é".repeat(limits.max_description_bytes / 2 + 1)) }]),
+  },
+  max_title_chars: {
+    kind: "refusal",
+    request: (t) => upsert(t.tenant, t.key, [tool("t", { title: "x".repeat(limits.max_title_chars + 1) })]),
+  },
   max_schema_bytes: {
     kind: "refusal",
-    request: (t) => upsert(t.tenant, t.key, [{ server: "s", name: "big_schema", inputSchema: { type: "object", description: "x".repeat(limits.max_schema_bytes) } }]),
+    request: (t) =>
+      upsert(t.tenant, t.key, [
+        {
+          server: "s",
+          name: "big_schema",
+          inputSchema: { type: "object", description: "x".repeat(limits.max_schema_bytes) },
+        },
+      ]),
   },
-  max_schema_depth: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [{ server: "s", name: "deep", inputSchema: nestedSchema(limits.max_schema_depth + 1) }]) },
-  max_keywords: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("k", { keywords: Array.from({ length: limits.max_keywords + 1 }, (_, i) => `k${i}`) })]) },
-  max_keyword_chars: { kind: "refusal", request: (t) => upsert(t.tenant, t.key, [tool("k", { keywords: ["x".repeat(limits.max_keyword_chars + 1)] })]) },
-  max_query_chars: { kind: "refusal", request: (t) => post(t, "/search", { query: "x".repeat(limits.max_query_chars + 1) }) },
-  max_results: { kind: "refusal", request: (t) => post(t, "/search", { query: "tool", max_results: limits.max_results + 1 }) },
+  max_schema_depth: {
+    kind: "refusal",
+    request: (t) =>
+      upsert(t.tenant, t.key, [{ server: "s", name: "deep", inputSchema: nestedSchema(limits.max_schema_depth + 1) }]),
+  },
+  max_keywords: {
+    kind: "refusal",
+    request: (t) =>
+      upsert(t.tenant, t.key, [
+        tool("k", { keywords: Array.from({ length: limits.max_keywords + 1 }, (_, i) => `k${i}`) }),
+      ]),
+  },
+  max_keyword_chars: {
+    kind: "refusal",
+    request: (t) => upsert(t.tenant, t.key, [tool("k", { keywords: ["x".repeat(limits.max_keyword_chars + 1)] })]),
+  },
+  max_query_chars: {
+    kind: "refusal",
+    request: (t) => post(t, "/search", { query: "x".repeat(limits.max_query_chars + 1) }),
+  },
+  max_results: {
+    kind: "refusal",
+    request: (t) => post(t, "/search", { query: "tool", max_results: limits.max_results + 1 }),
+  },
   max_page_size: {
     kind: "refusal",
     request: async (t) => {
@@ -72,8 +121,14 @@ const CASES: Record<LimitName, Case> = {
       return get(t, `/tools?limit=${limits.max_page_size + 1}`);
     },
   },
-  max_deferred_page: { kind: "refusal", request: (t) => get(t, `/catalog/deferred?limit=${limits.max_deferred_page + 1}`) },
-  max_export_page: { kind: "refusal", request: (t) => get(t, `/catalog/export?format=anthropic&limit=${limits.max_export_page + 1}`) },
+  max_deferred_page: {
+    kind: "refusal",
+    request: (t) => get(t, `/catalog/deferred?limit=${limits.max_deferred_page + 1}`),
+  },
+  max_export_page: {
+    kind: "refusal",
+    request: (t) => get(t, `/catalog/export?format=anthropic&limit=${limits.max_export_page + 1}`),
+  },
   max_tools_per_tenant: {
     kind: "refusal",
     setup: async (t) => {
@@ -84,7 +139,10 @@ const CASES: Record<LimitName, Case> = {
   max_servers_per_tenant: {
     kind: "refusal",
     setup: async (t) => {
-      const servers = Array.from({ length: limits.max_servers_per_tenant }, (_, i) => ({ server: `srv${i}`, ...mcpTool("x", "X") }));
+      const servers = Array.from({ length: limits.max_servers_per_tenant }, (_, i) => ({
+        server: `srv${i}`,
+        ...mcpTool("x", "X"),
+      }));
       expect((await upsert(t.tenant, t.key, servers)).status).toBe(200);
     },
     // An empty server counts too: a replacement with no tools creates one.
@@ -98,34 +156,59 @@ const CASES: Record<LimitName, Case> = {
     },
     request: (t) => call("POST", path(t, "/keys"), { token: OPERATOR, body: { scopes: ["search"] } }),
   },
-  max_label_chars: { kind: "refusal", request: (t) => post(t, "/keys", { scopes: ["search"], label: "x".repeat(limits.max_label_chars + 1) }) },
+  max_label_chars: {
+    kind: "refusal",
+    request: (t) => post(t, "/keys", { scopes: ["search"], label: "x".repeat(limits.max_label_chars + 1) }),
+  },
   max_sessions_per_tenant: {
     kind: "refusal",
     setup: async (t) => {
-      for (let i = 0; i < limits.max_sessions_per_tenant; i++) expect((await post(t, "/sessions", {})).status).toBe(201);
+      for (let i = 0; i < limits.max_sessions_per_tenant; i++)
+        expect((await post(t, "/sessions", {})).status).toBe(201);
     },
     request: (t) => post(t, "/sessions", {}),
   },
   max_synonyms: {
     kind: "refusal",
     request: (t) =>
-      call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: Object.fromEntries(Array.from({ length: limits.max_synonyms + 1 }, (_, i) => [`key${i}`, ["value"]])) } }),
+      call("PUT", path(t, "/synonyms"), {
+        token: t.key,
+        body: {
+          synonyms: Object.fromEntries(
+            Array.from({ length: limits.max_synonyms + 1 }, (_, i) => [`key${i}`, ["value"]]),
+          ),
+        },
+      }),
   },
   max_synonym_expansions: {
     kind: "refusal",
-    request: (t) => call("PUT", path(t, "/synonyms"), { token: t.key, body: { synonyms: { repo: Array.from({ length: limits.max_synonym_expansions + 1 }, (_, i) => `word${i}`) } } }),
+    request: (t) =>
+      call("PUT", path(t, "/synonyms"), {
+        token: t.key,
+        body: { synonyms: { repo: Array.from({ length: limits.max_synonym_expansions + 1 }, (_, i) => `word${i}`) } },
+      }),
   },
   max_session_tools: {
     kind: "refusal",
-    request: (t) => post(t, "/sessions", { tools: Array.from({ length: limits.max_session_tools + 1 }, (_, i) => mcpTool(`c${i}`, "Client tool")) }),
+    request: (t) =>
+      post(t, "/sessions", {
+        tools: Array.from({ length: limits.max_session_tools + 1 }, (_, i) => mcpTool(`c${i}`, "Client tool")),
+      }),
   },
-  max_inline_tools: { kind: "refusal", request: (t) => post(t, "/sessions", { inline: Array.from({ length: limits.max_inline_tools + 1 }, (_, i) => `s::t${i}`) }) },
+  max_inline_tools: {
+    kind: "refusal",
+    request: (t) =>
+      post(t, "/sessions", { inline: Array.from({ length: limits.max_inline_tools + 1 }, (_, i) => `s::t${i}`) }),
+  },
   audit_max_entries: {
     kind: "retention",
     run: async (t) => {
       const writes = limits.audit_max_entries + 5;
       for (let i = 0; i < writes; i++) {
-        expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { default_max_results: 1 + (i % 5) } })).status).toBe(200);
+        expect(
+          (await call("PATCH", path(t, "/settings"), { token: t.key, body: { default_max_results: 1 + (i % 5) } }))
+            .status,
+        ).toBe(200);
       }
       const entries = await auditEntries(t);
       expect(entries).toHaveLength(limits.audit_max_entries);
@@ -144,7 +227,9 @@ const CASES: Record<LimitName, Case> = {
       });
       const before = (await auditEntries(t)).length;
       expect(before).toBeGreaterThan(0);
-      expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { search_budget: 4 } })).status).toBe(200);
+      expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { search_budget: 4 } })).status).toBe(
+        200,
+      );
       expect((await auditEntries(t)).map((e) => e.action)).toEqual(["settings.update"]);
     },
   },
@@ -161,7 +246,9 @@ describe("limits", () => {
     it(`${name} (${limits[name]})`, async () => {
       const t = await tenantWithKey();
       const { refusal } = limitInfo(name);
-      expect(test.kind, "the case is of the kind the limits table declares").toBe(refusal === "retention" ? "retention" : "refusal");
+      expect(test.kind, "the case is of the kind the limits table declares").toBe(
+        refusal === "retention" ? "retention" : "refusal",
+      );
       if (test.kind === "retention") return test.run(t);
       await test.setup?.(t);
       const before = await stateFingerprint(t.tenant);
@@ -194,6 +281,9 @@ describe("limits", () => {
     expect(() => loadConfig({ LIMITS: '{"max_nope": 1}' })).toThrow(ConfigError);
     expect(() => loadConfig({ LIMITS: '{"max_results": 0}' })).toThrow(ConfigError);
     expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
-    expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({ max_results: 7, max_query_chars: 1_000 });
+    expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({
+      max_results: 7,
+      max_query_chars: 1_000,
+    });
   });
 });

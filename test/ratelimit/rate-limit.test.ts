@@ -90,7 +90,10 @@ describe("rate limits", () => {
         forgedStatuses.add((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status);
         return call("GET", `/v1/tenants/${tenant}/catalog`, { token: busy });
       }, KEY_LIMIT + 2);
-      const quietBurst = await burst(() => call("GET", `/v1/tenants/${tenant}/catalog`, { token: quiet }), KEY_LIMIT + 2);
+      const quietBurst = await burst(
+        () => call("GET", `/v1/tenants/${tenant}/catalog`, { token: quiet }),
+        KEY_LIMIT + 2,
+      );
       return { busyBurst, quietBurst, forgedStatuses };
     });
     expectRateLimited(seen.busyBurst.refused);
@@ -120,8 +123,14 @@ describe("rate limits", () => {
 
   it("the operator token has its own limit, tenant creation included", async () => {
     const seen = await inOneWindow(async () => {
-      const reads = await burst(() => call("GET", `/v1/tenants/${tenant}/catalog`, { token: OPERATOR }), OPERATOR_LIMIT + 2);
-      const create = await call("POST", "/v1/tenants", { token: OPERATOR, body: { id: `rl-${Date.now().toString(36)}` } });
+      const reads = await burst(
+        () => call("GET", `/v1/tenants/${tenant}/catalog`, { token: OPERATOR }),
+        OPERATOR_LIMIT + 2,
+      );
+      const create = await call("POST", "/v1/tenants", {
+        token: OPERATOR,
+        body: { id: `rl-${Date.now().toString(36)}` },
+      });
       return { reads, create };
     });
     // Earlier requests of this file may have spent part of the operator's window.

@@ -16,7 +16,9 @@ const tool = (server: string, name: string, description: string, properties: Rec
 const catalog = [
   tool("news", "latest_crypto_news", "Latest cryptocurrency news articles"),
   tool("news", "supported_currencies", "List the currencies this service supports"),
-  tool("fx", "convert", "Convert an amount between two currencies", { amount: { type: "number", description: "How much" } }),
+  tool("fx", "convert", "Convert an amount between two currencies", {
+    amount: { type: "number", description: "How much" },
+  }),
   tool("fx", "rates", "Exchange rates of every currency"),
   tool("movies", "find_movies", "Find movies by genre", { genre: { type: "string", enum: ["Comedy", "Drama"] } }),
   tool("weather", "forecast", "Weather forecast for a city"),
@@ -26,7 +28,11 @@ describe("explain", () => {
   const index = ToolIndex.fromTools(catalog);
 
   it("adds up: the score is the sum of the terms' parts plus the server context", () => {
-    const hits = index.search("latest cryptocurrency news and the supported currencies", { limit: 6, threshold: 0, explain: true });
+    const hits = index.search("latest cryptocurrency news and the supported currencies", {
+      limit: 6,
+      threshold: 0,
+      explain: true,
+    });
     expect(hits.length).toBeGreaterThan(2);
     for (const hit of hits) {
       const e = hit.explain!;
@@ -54,7 +60,11 @@ describe("explain", () => {
   });
 
   it("shows the server context: which sibling lifted the tool, by how much", () => {
-    const hits = index.search("latest cryptocurrency news and the supported currencies", { limit: 6, threshold: 0, explain: true });
+    const hits = index.search("latest cryptocurrency news and the supported currencies", {
+      limit: 6,
+      threshold: 0,
+      explain: true,
+    });
     const news = hits.filter((h) => h.id.startsWith("news::"));
     expect(news).toHaveLength(2);
     for (const hit of news) {
@@ -69,7 +79,9 @@ describe("explain", () => {
   });
 
   it("marks synonym terms with the key that added them", () => {
-    const synonyms = new Map([["crypto", [{ key: ["crypto"], source: "crypto", expansions: [[stem("cryptocurrency")]] }]]]);
+    const synonyms = new Map([
+      ["crypto", [{ key: ["crypto"], source: "crypto", expansions: [[stem("cryptocurrency")]] }]],
+    ]);
     const [hit] = index.search("crypto", { limit: 1, threshold: 0, synonyms, explain: true });
     expect(hit!.id).toBe("news::latest_crypto_news");
     expect(hit!.explain!.terms.find((t) => t.term === stem("cryptocurrency"))!.via).toBe("crypto");
@@ -77,7 +89,11 @@ describe("explain", () => {
 
   it("uses BM25+ parts: one occurrence in an average-length field of weight 1 is worth (1 + delta) idf", () => {
     // Every description has three words, so each is of average length.
-    const same = ToolIndex.fromTools([tool("a", "x", "alpha beta gamma"), tool("a", "y", "delta beta gamma"), tool("a", "z", "epsilon beta gamma")]);
+    const same = ToolIndex.fromTools([
+      tool("a", "x", "alpha beta gamma"),
+      tool("a", "y", "delta beta gamma"),
+      tool("a", "z", "epsilon beta gamma"),
+    ]);
     const [hit] = same.search("alpha", { limit: 1, threshold: 0, explain: true });
     const idf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
     expect(hit!.explain!.terms[0]!.idf).toBeCloseTo(idf, 12);
@@ -95,20 +111,28 @@ describe("the threshold rule", () => {
   });
 
   it("once the best reaches it, lists the others down to half the threshold", () => {
-    expect(passing([ranked(2.0), ranked(1.2), ranked(0.75), ranked(0.74)], 1.5).map((h) => h.score)).toEqual([2.0, 1.2, 0.75]);
+    expect(passing([ranked(2.0), ranked(1.2), ranked(0.75), ranked(0.74)], 1.5).map((h) => h.score)).toEqual([
+      2.0, 1.2, 0.75,
+    ]);
     expect(passing([ranked(0.3), ranked(0.1)], 0).map((h) => h.score)).toEqual([0.3, 0.1]);
   });
 
   it("is what search applies", () => {
     const index = ToolIndex.fromTools(catalog);
     const all = index.search("convert currencies exchange rates", { limit: 6, threshold: 0 });
-    for (const t of [0.5, 1, 1.5, 2, 3, 10]) expect(index.search("convert currencies exchange rates", { limit: 6, threshold: t })).toEqual(passing(all, t));
+    for (const t of [0.5, 1, 1.5, 2, 3, 10])
+      expect(index.search("convert currencies exchange rates", { limit: 6, threshold: t })).toEqual(passing(all, t));
   });
 });
 
 describe("serverContext", () => {
   it("gives nothing when every candidate is on one server", () => {
-    expect(serverContext([{ id: "a::x", score: 3 }, { id: "a::y", score: 2 }]).size).toBe(0);
+    expect(
+      serverContext([
+        { id: "a::x", score: 3 },
+        { id: "a::y", score: 2 },
+      ]).size,
+    ).toBe(0);
   });
 
   it("gives each tool a share of its best sibling's score, scaled by how much the server narrows the field", () => {

@@ -11,7 +11,11 @@ import { SNAPSHOT_FORMAT, SnapshotError } from "../../src/search/snapshot.ts";
 import { INDEX_VERSION, ToolIndex } from "../../src/search/tool-index.ts";
 
 function tools(n: number, seed: number): SearchableTool[] {
-  return syntheticCatalog({ tools: n, seed }).map((t) => ({ ...t, id: `${t.server}::${t.name}`, aliases: [`${t.server}__${t.name}`.replace(/[^A-Za-z0-9_-]/g, "_")] }));
+  return syntheticCatalog({ tools: n, seed }).map((t) => ({
+    ...t,
+    id: `${t.server}::${t.name}`,
+    aliases: [`${t.server}__${t.name}`.replace(/[^A-Za-z0-9_-]/g, "_")],
+  }));
 }
 
 function queriesFor(catalog: SearchableTool[]): string[] {
@@ -31,15 +35,23 @@ function queriesFor(catalog: SearchableTool[]): string[] {
 }
 
 function answers(index: ToolIndex, queries: string[]) {
-  return queries.flatMap((q) => [index.search(q, { limit: 10, threshold: 0 }), index.search(q, { limit: 5, threshold: 1.5 })]);
+  return queries.flatMap((q) => [
+    index.search(q, { limit: 10, threshold: 0 }),
+    index.search(q, { limit: 5, threshold: 1.5 }),
+  ]);
 }
 
 describe("index layout", () => {
   const base = tools(800, 1);
   const extra = tools(60, 2).map((t) => ({ ...t, id: `x-${t.id}`, server: `x-${t.server}` }));
   const removed = new Set(base.filter((_, i) => i % 9 === 0).map((t) => t.id));
-  const updated = base.filter((t, i) => i % 11 === 1 && !removed.has(t.id)).map((t) => ({ ...t, description: `${t.description} Also archives old records.` }));
-  const final = [...base.filter((t) => !removed.has(t.id)).map((t) => updated.find((u) => u.id === t.id) ?? t), ...extra];
+  const updated = base
+    .filter((t, i) => i % 11 === 1 && !removed.has(t.id))
+    .map((t) => ({ ...t, description: `${t.description} Also archives old records.` }));
+  const final = [
+    ...base.filter((t) => !removed.has(t.id)).map((t) => updated.find((u) => u.id === t.id) ?? t),
+    ...extra,
+  ];
   const queries = queriesFor(final);
 
   it("answers the same updated in place, restored from its snapshot, and built fresh", () => {
@@ -68,7 +80,7 @@ describe("index layout", () => {
     const parts = index.snapshotParts();
     const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
-    for (const p of parts) (joined.set(p, at), (at += p.length));
+    for (const p of parts) joined.set(p, at), (at += p.length);
     expect(joined).toEqual(index.snapshot());
     expect(answers(ToolIndex.restore(joined), queries)).toEqual(answers(index, queries));
   });

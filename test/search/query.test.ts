@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { compileSynonyms, PHRASE_WEIGHT, queryTerms } from "../../src/search/query.ts";
 import { stem } from "../../src/search/tokenizer.ts";
 
-const byTerm = (query: string, synonyms?: Parameters<typeof queryTerms>[1]) => Object.fromEntries(queryTerms(query, synonyms).map((t) => [t.term, t]));
+const byTerm = (query: string, synonyms?: Parameters<typeof queryTerms>[1]) =>
+  Object.fromEntries(queryTerms(query, synonyms).map((t) => [t.term, t]));
 
 describe("queryTerms", () => {
   it("weighs each distinct word by the square root of its repeats, and adjacent pairs as phrases", () => {
@@ -22,7 +23,11 @@ describe("queryTerms", () => {
     const terms = byTerm("merge the PR in my repo", synonyms);
     expect(terms.pull).toEqual({ term: "pull", weight: 1, via: "pr" });
     expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr" });
-    expect(terms[`pull ${stem("request")}`]).toEqual({ term: `pull ${stem("request")}`, weight: PHRASE_WEIGHT, via: "pr" });
+    expect(terms[`pull ${stem("request")}`]).toEqual({
+      term: `pull ${stem("request")}`,
+      weight: PHRASE_WEIGHT,
+      via: "pr",
+    });
     expect(terms[stem("repository")]!.via).toBe("repo");
     expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true }); // the word itself stays, one of the query's own words
     expect(terms.pull!.word).toBeUndefined(); // an expansion is not a word the query said

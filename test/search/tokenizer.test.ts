@@ -37,7 +37,9 @@ describe("analyze", () => {
   });
 
   it("drops the words requests are wrapped in", () => {
-    expect(analyze("Could you please help me find the weather forecast? I would like to know it")).toEqual(analyze("find weather forecast"));
+    expect(analyze("Could you please help me find the weather forecast? I would like to know it")).toEqual(
+      analyze("find weather forecast"),
+    );
     expect(analyze("I need you to provide the details")).toEqual(analyze("details"));
   });
 
@@ -65,7 +67,11 @@ describe("analyze", () => {
 
 describe("phrases", () => {
   it("pairs adjacent terms into one term with a space, which no word can hold", () => {
-    expect(phrases(analyze("Get the weather forecast for a city"))).toEqual([`${stem("get")} weather`, "weather forecast", `forecast ${stem("city")}`]);
+    expect(phrases(analyze("Get the weather forecast for a city"))).toEqual([
+      `${stem("get")} weather`,
+      "weather forecast",
+      `forecast ${stem("city")}`,
+    ]);
     expect(phrases(["one"])).toEqual([]);
   });
 });

@@ -3,14 +3,21 @@ import { describe, expect, it } from "vitest";
 import { SnapshotError } from "../../src/search/snapshot.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
 
-const tool = (server: string, name: string, description: string) => ({ id: `${server}::${name}`, server, name, description, inputSchema: { type: "object", properties: {} } });
+const tool = (server: string, name: string, description: string) => ({
+  id: `${server}::${name}`,
+  server,
+  name,
+  description,
+  inputSchema: { type: "object", properties: {} },
+});
 const tools = [
   tool("fs", "read_file", "Read a file from disk"),
   tool("fs", "write_file", "Write a file to disk"),
   tool("mail", "send_email", "Send an email message"),
   tool("mail", "search_inbox", "Search the inbox for messages"),
 ];
-const answer = (index: ToolIndex, query: string) => index.search(query, { limit: 5, threshold: 0 }).map((h) => [h.id, h.score]);
+const answer = (index: ToolIndex, query: string) =>
+  index.search(query, { limit: 5, threshold: 0 }).map((h) => [h.id, h.score]);
 
 describe("ToolIndex", () => {
   it("removes tools completely and re-inserts them with their new text", () => {
@@ -29,7 +36,8 @@ describe("ToolIndex", () => {
     const index = ToolIndex.fromTools(tools);
     index.upsert([tool("mail", "send_email", "Send an email with attachments")]);
     const restored = ToolIndex.restore(index.snapshot());
-    for (const q of ["read", "email attachments", "search messages", "send_email", "nothing here"]) expect(answer(restored, q)).toEqual(answer(index, q));
+    for (const q of ["read", "email attachments", "search messages", "send_email", "nothing here"])
+      expect(answer(restored, q)).toEqual(answer(index, q));
     expect(restored.size).toBe(index.size);
   });
 

@@ -25,7 +25,9 @@ describe("always-loaded derivation", () => {
   ];
   for (const [defer, serverDefer, tenantDefault, expected] of cases) {
     it(`defer ${defer}, server ${serverDefer}, tenant default ${tenantDefault} -> ${expected ? "always loaded" : "deferred"}`, () => {
-      expect(isAlwaysLoaded({ defer: defer as never, serverDefer: serverDefer as never }, tenantDefault as never)).toBe(expected);
+      expect(isAlwaysLoaded({ defer: defer as never, serverDefer: serverDefer as never }, tenantDefault as never)).toBe(
+        expected,
+      );
     });
   }
 
@@ -45,7 +47,9 @@ describe("budget", () => {
   });
 
   it("refuses with exactly error and budgetCap, then a message", () => {
-    expect(JSON.stringify(budgetExhausted(3)).startsWith('{"error":"search-budget-exhausted","budgetCap":3,"message":"')).toBe(true);
+    expect(
+      JSON.stringify(budgetExhausted(3)).startsWith('{"error":"search-budget-exhausted","budgetCap":3,"message":"'),
+    ).toBe(true);
   });
 });
 
@@ -101,13 +105,33 @@ describe("UTF-8 truncation", () => {
 describe("plan decisions", () => {
   const t = { min_tools: 30, min_pct: 5, min_tokens: 50_000 };
   it("decides on both sides of each threshold", () => {
-    expect(decidePlan({ contextWindow: 100_000, deferredTools: 29, deferredTokens: 90_000 }, t).reason).toBe("below-min-tools");
-    expect(decidePlan({ contextWindow: 100_000, deferredTools: 30, deferredTokens: 5_000 }, t).reason).toBe("under-thresholds");
-    expect(decidePlan({ contextWindow: 100_000, deferredTools: 30, deferredTokens: 5_001 }, t).reason).toBe("over-min-pct");
-    expect(decidePlan({ contextWindow: 10_000_000, deferredTools: 30, deferredTokens: 50_000 }, t).reason).toBe("under-thresholds");
-    expect(decidePlan({ contextWindow: 10_000_000, deferredTools: 30, deferredTokens: 50_001 }, t).reason).toBe("over-min-tokens");
-    expect(decidePlan({ contextWindow: 10_000_000, deferredTools: 1, deferredTokens: 10 }, { min_tools: 30, min_pct: 0, min_tokens: 0 }).reason).toBe("forced");
-    expect(decidePlan({ contextWindow: 100, deferredTools: 0, deferredTokens: 0 }, { min_tools: 0, min_pct: 0, min_tokens: 0 }).reason).toBe("nothing-to-defer");
+    expect(decidePlan({ contextWindow: 100_000, deferredTools: 29, deferredTokens: 90_000 }, t).reason).toBe(
+      "below-min-tools",
+    );
+    expect(decidePlan({ contextWindow: 100_000, deferredTools: 30, deferredTokens: 5_000 }, t).reason).toBe(
+      "under-thresholds",
+    );
+    expect(decidePlan({ contextWindow: 100_000, deferredTools: 30, deferredTokens: 5_001 }, t).reason).toBe(
+      "over-min-pct",
+    );
+    expect(decidePlan({ contextWindow: 10_000_000, deferredTools: 30, deferredTokens: 50_000 }, t).reason).toBe(
+      "under-thresholds",
+    );
+    expect(decidePlan({ contextWindow: 10_000_000, deferredTools: 30, deferredTokens: 50_001 }, t).reason).toBe(
+      "over-min-tokens",
+    );
+    expect(
+      decidePlan(
+        { contextWindow: 10_000_000, deferredTools: 1, deferredTokens: 10 },
+        { min_tools: 30, min_pct: 0, min_tokens: 0 },
+      ).reason,
+    ).toBe("forced");
+    expect(
+      decidePlan(
+        { contextWindow: 100, deferredTools: 0, deferredTokens: 0 },
+        { min_tools: 0, min_pct: 0, min_tokens: 0 },
+      ).reason,
+    ).toBe("nothing-to-defer");
   });
 });
 
@@ -115,12 +139,18 @@ describe("session tool names", () => {
   it("accepts model-safe names without '__' and refuses the rest", () => {
     expect(sessionToolNameProblem("search_issues")).toBeNull();
     expect(sessionToolNameProblem("a-b_c9")).toBeNull();
-    for (const bad of ["", "x".repeat(65), "has.dot", "a__b", "tool_search", "spa ce"]) expect(sessionToolNameProblem(bad), bad).not.toBeNull();
+    for (const bad of ["", "x".repeat(65), "has.dot", "a__b", "tool_search", "spa ce"])
+      expect(sessionToolNameProblem(bad), bad).not.toBeNull();
   });
 });
 
 describe("tool list composition", () => {
-  const entry = (name: string, source: ListEntry["source"], tool_id: string | null): ListEntry => ({ name, source, tool_id, tool: {} as never });
+  const entry = (name: string, source: ListEntry["source"], tool_id: string | null): ListEntry => ({
+    name,
+    source,
+    tool_id,
+    tool: {} as never,
+  });
   it("keeps the order and the first of any repeated name or tool id", () => {
     const list = composeToolList({
       toolSearch: entry("tool_search", "tool_search", null),
@@ -128,11 +158,21 @@ describe("tool list composition", () => {
       session: [entry("mine", "session", null)],
       activated: [entry("s__a", "activated", "s::a"), entry("s__b", "activated", "s::b")],
     });
-    expect(list.map((e) => `${e.source}:${e.name}`)).toEqual(["tool_search:tool_search", "always-loaded:s__a", "session:mine", "activated:s__b"]);
+    expect(list.map((e) => `${e.source}:${e.name}`)).toEqual([
+      "tool_search:tool_search",
+      "always-loaded:s__a",
+      "session:mine",
+      "activated:s__b",
+    ]);
   });
 
   it("describes tool_search with the deferred servers and the budget, and no schema combinators", () => {
-    const tool = toolSearchTool({ deferredServers: ["github", "jira"], budgetCap: 3, defaultMaxResults: 5, maxResults: 50 });
+    const tool = toolSearchTool({
+      deferredServers: ["github", "jira"],
+      budgetCap: 3,
+      defaultMaxResults: 5,
+      maxResults: 50,
+    });
     expect(tool.description).toContain("the tools of servers github, jira are deferred until you search for them");
     expect(tool.description).toContain("You have 3 searches per turn");
     expect(JSON.stringify(tool.inputSchema)).not.toMatch(/oneOf|anyOf|allOf/);

@@ -37,7 +37,10 @@ const toolParam = tenantParam.extend({ tool_id: z.string().min(1).max(260).meta(
 const NDJSON = "application/x-ndjson";
 
 /** Reads `{tools:[...]}` (JSON) or one tool per line (NDJSON) into raw items, refusing anything else clearly. */
-async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
+async function readBatch(
+  c: Context,
+  allowDefer: boolean,
+): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   const text = await c.req.text();
   if (type === NDJSON) {
@@ -51,7 +54,10 @@ async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unkn
         bad.push(`line ${i + 1} is not JSON`);
       }
     });
-    if (bad.length) refuse("invalid-request", `Malformed NDJSON; nothing was written: ${bad.slice(0, 20).join("; ")}.`, { lines: bad });
+    if (bad.length)
+      refuse("invalid-request", `Malformed NDJSON; nothing was written: ${bad.slice(0, 20).join("; ")}.`, {
+        lines: bad,
+      });
     return { items };
   }
   if (type !== "application/json") {
@@ -69,7 +75,11 @@ async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unkn
   const { tools, defer_tools, ...rest } = body as { tools: unknown[]; defer_tools?: unknown };
   const extra = Object.keys(rest);
   if (!allowDefer && defer_tools !== undefined) extra.push("defer_tools");
-  if (extra.length) refuse("invalid-request", `Unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")}; the body holds "tools"${allowDefer ? ' and "defer_tools"' : ""}.`);
+  if (extra.length)
+    refuse(
+      "invalid-request",
+      `Unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")}; the body holds "tools"${allowDefer ? ' and "defer_tools"' : ""}.`,
+    );
   if (defer_tools !== undefined && defer_tools !== "auto" && defer_tools !== "never") {
     refuse("invalid-request", 'defer_tools must be "auto" or "never".');
   }
@@ -79,17 +89,27 @@ async function readBatch(c: Context, allowDefer: boolean): Promise<{ items: unkn
 function rejectBatch(errors: ItemError[], total: number): never {
   const first = errors[0]!;
   const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
-  refuse("invalid-request", `${errors.length} of ${total} tools are invalid; nothing was written. First: ${label}: ${first.reasons.join("; ")}`, {
-    items: errors,
-  });
+  refuse(
+    "invalid-request",
+    `${errors.length} of ${total} tools are invalid; nothing was written. First: ${label}: ${first.reasons.join("; ")}`,
+    {
+      items: errors,
+    },
+  );
 }
 
 /** Reads, validates and normalises a batch body into rows; refuses it whole otherwise. */
-async function rowsFrom(c: Context<AppEnv>, server?: string): Promise<{ rows: ToolRow[]; deferTools?: "auto" | "never" }> {
+async function rowsFrom(
+  c: Context<AppEnv>,
+  server?: string,
+): Promise<{ rows: ToolRow[]; deferTools?: "auto" | "never" }> {
   const read = await readBatch(c, server !== undefined);
   const limits = c.get("config").limits;
   if (read.items.length > limits.max_tools_per_batch) {
-    refuse("payload-too-large", `This batch holds ${read.items.length} tools; split it into batches of at most ${limits.max_tools_per_batch} ${limitNote("max_tools_per_batch", limits)}.`);
+    refuse(
+      "payload-too-large",
+      `This batch holds ${read.items.length} tools; split it into batches of at most ${limits.max_tools_per_batch} ${limitNote("max_tools_per_batch", limits)}.`,
+    );
   }
   const parsed = await parseToolBatch(read.items, limits, server ? { server } : {});
   if (!parsed.ok) rejectBatch(parsed.errors, read.items.length);
@@ -97,7 +117,15 @@ async function rowsFrom(c: Context<AppEnv>, server?: string): Promise<{ rows: To
 }
 
 export function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
-  return { tool_id: row.id, server: row.server, name: row.name, model_name: modelName(row), title: row.title, description: row.description, defer: row.defer };
+  return {
+    tool_id: row.id,
+    server: row.server,
+    name: row.name,
+    model_name: modelName(row),
+    title: row.title,
+    description: row.description,
+    defer: row.defer,
+  };
 }
 
 const deleteServer = createRoute({
@@ -134,7 +162,8 @@ const getCatalog = createRoute({
   method: "get",
   path: "/v1/tenants/{tenant}/catalog",
   tags: ["catalog"],
-  summary: "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
+  summary:
+    "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
   description:
     "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
     "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
@@ -180,9 +209,12 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     summary: "Replace a server's whole tool set atomically (write scope)",
     description:
       "After the call the server holds exactly these tools; an empty list removes them all. A rejected replacement " +
-      "leaves the previous set in place. `defer_tools: \"never\"` keeps every tool of the server always loaded.",
+      'leaves the previous set in place. `defer_tools: "never"` keeps every tool of the server always loaded.',
     security: requires("write"),
-    request: { params: serverParam, body: { required: true, content: { "application/json": { schema: serverToolsBodySchema(config.limits) } } } },
+    request: {
+      params: serverParam,
+      body: { required: true, content: { "application/json": { schema: serverToolsBodySchema(config.limits) } } },
+    },
     responses: { 200: jsonContent(ToolBatchResultSchema, "Replaced"), ...batchErrors },
   });
   app.put("/v1/tenants/:tenant/servers/:server/tools", async (c) => {
@@ -190,7 +222,10 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     const valid = ServerNameSchema.safeParse(server);
     if (!valid.success) refuse("invalid-request", "Server names are 1-64 characters of A-Z a-z 0-9 _ -.");
     const batch = await rowsFrom(c, server);
-    return c.json(expectOk(await c.get("tenant").replaceServer(c.get("caller"), server, batch.rows, batch.deferTools ?? null)), 200);
+    return c.json(
+      expectOk(await c.get("tenant").replaceServer(c.get("caller"), server, batch.rows, batch.deferTools ?? null)),
+      200,
+    );
   });
 
   app.openapi(deleteServer, async (c) => {
@@ -216,12 +251,23 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     if (after === null) refuse("invalid-request", "cursor is not one this API returned; start again without it.");
     const page = expectOk(await c.get("tenant").listTools(c.get("caller"), { limit, after, server }));
     const last = page.tools.at(-1);
-    return c.json({ tools: page.tools.map(toSummary), next_cursor: page.more && last ? encodeCursor(last.id) : null }, 200);
+    return c.json(
+      { tools: page.tools.map(toSummary), next_cursor: page.more && last ? encodeCursor(last.id) : null },
+      200,
+    );
   });
 
   app.openapi(getTool, async (c) => {
     const row = expectOk(await c.get("tenant").getTool(c.get("caller"), c.req.valid("param").tool_id));
-    return c.json({ ...toSummary(row), hash: row.hash, keywords: row.keywords, definition: renderDefinition(row, c.req.valid("query").format) }, 200);
+    return c.json(
+      {
+        ...toSummary(row),
+        hash: row.hash,
+        keywords: row.keywords,
+        definition: renderDefinition(row, c.req.valid("query").format),
+      },
+      200,
+    );
   });
 
   app.openapi(getCatalog, async (c) => {
@@ -230,7 +276,10 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
 }
 
 export function encodeCursor(id: string): string {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...new TextEncoder().encode(id)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** The id a cursor stands for; null when it is not a cursor this API made. */

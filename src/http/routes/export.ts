@@ -30,19 +30,38 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       'OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by tool id; page with `cursor`.',
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config.limits) },
-    responses: { 200: jsonContent(CatalogExportSchema, "A page of the export"), ...errorResponses("forbidden", "not-found") },
+    responses: {
+      200: jsonContent(CatalogExportSchema, "A page of the export"),
+      ...errorResponses("forbidden", "not-found"),
+    },
   });
 
   app.openapi(route, async (c) => {
     const { format, cursor, limit, server, tool_search } = c.req.valid("query");
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     if (after === null) refuse("invalid-request", "cursor is not one this API returned; start again without it.");
-    const page = expectOk(await c.get("tenant").exportPage(c.get("caller"), { after, server, limit, withToolSearch: tool_search === "true" }));
+    const page = expectOk(
+      await c
+        .get("tenant")
+        .exportPage(c.get("caller"), { after, server, limit, withToolSearch: tool_search === "true" }),
+    );
     const deferred = new Set(page.facts.deferred);
     const entries = page.rows.map((row) => ({ row, deferred: deferred.has(row.id) }));
     const search = page.toolSearch
-      ? [format === "anthropic" ? renderDefinition(page.toolSearch, "anthropic", TOOL_SEARCH_NAME) : openaiClientToolSearch(page.toolSearch)]
+      ? [
+          format === "anthropic"
+            ? renderDefinition(page.toolSearch, "anthropic", TOOL_SEARCH_NAME)
+            : openaiClientToolSearch(page.toolSearch),
+        ]
       : [];
-    return c.json({ format, revision: page.revision, tools: [...search, ...exportTools(format, entries, page.facts.servers)], next_cursor: page.next === null ? null : encodeCursor(page.next) }, 200);
+    return c.json(
+      {
+        format,
+        revision: page.revision,
+        tools: [...search, ...exportTools(format, entries, page.facts.servers)],
+        next_cursor: page.next === null ? null : encodeCursor(page.next),
+      },
+      200,
+    );
   });
 }

@@ -32,12 +32,21 @@ const SESSION_HEADER = "mcp-session-id";
 const BIND_HEADER = "x-tool-search-session";
 
 /** A JSON-RPC error answer, the shape MCP clients expect from this endpoint. */
-function rpcError(status: 400 | 404 | 405, code: number, message: string, headers: Record<string, string> = {}): Response {
+function rpcError(
+  status: 400 | 404 | 405,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 }
 
 function sessionGone(id: string): Response {
-  return rpcError(404, -32001, `Session not found: '${id}' ended, expired or never existed. Start a new MCP session (initialize).`);
+  return rpcError(
+    404,
+    -32001,
+    `Session not found: '${id}' ended, expired or never existed. Start a new MCP session (initialize).`,
+  );
 }
 
 const DescribeArgs = z.strictObject({ tool_id: z.string().min(1).max(260) });
@@ -56,9 +65,17 @@ function backendFor(c: Context<AppEnv>, config: ServiceConfig, sessionId: string
     },
     async search(args) {
       const unknown = Object.keys(args).filter((k) => !(TOOL_SEARCH_ARGS as readonly string[]).includes(k));
-      if (unknown.length) return fail("invalid-request", `Unknown argument(s) ${unknown.join(", ")}: tool_search takes ${TOOL_SEARCH_ARGS.join(", ")}.`);
+      if (unknown.length)
+        return fail(
+          "invalid-request",
+          `Unknown argument(s) ${unknown.join(", ")}: tool_search takes ${TOOL_SEARCH_ARGS.join(", ")}.`,
+        );
       const parsed = searchSchema.safeParse({ ...args, session_id: sessionId });
-      if (!parsed.success) return fail("invalid-request", `Invalid tool_search arguments: ${issueReasons(parsed.error.issues).join("; ")}`);
+      if (!parsed.success)
+        return fail(
+          "invalid-request",
+          `Invalid tool_search arguments: ${issueReasons(parsed.error.issues).join("; ")}`,
+        );
       const found = await tenant.search(caller, parsed.data);
       if (!found.ok) return found;
       const { rows: _rows, ...answer } = found.value;
@@ -69,11 +86,21 @@ function backendFor(c: Context<AppEnv>, config: ServiceConfig, sessionId: string
     },
     async describe(args) {
       const parsed = DescribeArgs.safeParse(args);
-      if (!parsed.success) return fail("invalid-request", `Invalid tool_describe arguments: ${issueReasons(parsed.error.issues).join("; ")}`);
+      if (!parsed.success)
+        return fail(
+          "invalid-request",
+          `Invalid tool_describe arguments: ${issueReasons(parsed.error.issues).join("; ")}`,
+        );
       const row = await tenant.getTool(caller, parsed.data.tool_id);
       if (!row.ok) return row;
       const definition = renderDefinition(row.value, "mcp");
-      return ok({ tool_id: row.value.id, server: row.value.server, name: row.value.name, model_name: definition.name, definition });
+      return ok({
+        tool_id: row.value.id,
+        server: row.value.server,
+        name: row.value.name,
+        model_name: definition.name,
+        definition,
+      });
     },
   };
 }
@@ -102,7 +129,8 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
   const initializing = messages.some(isInitialize);
   if (initializing) {
     const bind = c.req.header(BIND_HEADER) ?? null;
-    if (bind !== null && !SessionIdSchema.safeParse(bind).success) return rpcError(400, -32000, `Bad Request: ${BIND_HEADER} is not a session id.`);
+    if (bind !== null && !SessionIdSchema.safeParse(bind).success)
+      return rpcError(400, -32000, `Bad Request: ${BIND_HEADER} is not a session id.`);
     if (bind !== null) {
       const bound = await tenant.getSession(caller, bind);
       if (!bound.ok && bound.error.error === "not-found") return sessionGone(bind);
@@ -122,7 +150,10 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
 
   const server = buildMcpServer(backendFor(c, config, sessionId), { name: "tool-search", version: API_VERSION });
   // Stateless transport: session ids are handled above, against the tenant object, not in memory.
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
@@ -136,7 +167,10 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
 }
 
 const mcpHeaders = z.object({
-  "mcp-session-id": z.string().optional().describe("The MCP session id from initialize; required on every later request"),
+  "mcp-session-id": z
+    .string()
+    .optional()
+    .describe("The MCP session id from initialize; required on every later request"),
   "mcp-protocol-version": z.string().optional().describe("The protocol version negotiated at initialize"),
   "x-tool-search-session": SessionIdSchema.optional().describe(
     "On initialize only: serve this existing tool-search session (created with POST .../sessions) instead of opening a new one",
@@ -156,7 +190,11 @@ const JsonRpcMessageSchema = z
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { name: "tool_search", arguments: { query: "create a calendar event" }, _meta: { "tool-search/turn": 1 } },
+      params: {
+        name: "tool_search",
+        arguments: { query: "create a calendar event" },
+        _meta: { "tool-search/turn": 1 },
+      },
     },
   });
 
@@ -173,8 +211,17 @@ const JsonRpcResponseSchema = z
       jsonrpc: "2.0",
       id: 2,
       result: {
-        content: [{ type: "text", text: '{"error":"search-budget-exhausted","budgetCap":3,"message":"This turn\'s 3 tool searches are spent, …"}' }],
-        structuredContent: { error: "search-budget-exhausted", budgetCap: 3, message: "This turn's 3 tool searches are spent, …" },
+        content: [
+          {
+            type: "text",
+            text: '{"error":"search-budget-exhausted","budgetCap":3,"message":"This turn\'s 3 tool searches are spent, …"}',
+          },
+        ],
+        structuredContent: {
+          error: "search-budget-exhausted",
+          budgetCap: 3,
+          message: "This turn's 3 tool searches are spent, …",
+        },
         isError: true,
       },
     },
@@ -184,17 +231,30 @@ const JsonRpcErrorSchema = z
   .object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number().int(), message: z.string() }), id: z.null() })
   .meta({
     id: "JsonRpcError",
-    example: { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: 'mcp_…' ended, expired or never existed. Start a new MCP session (initialize)." }, id: null },
+    example: {
+      jsonrpc: "2.0",
+      error: {
+        code: -32001,
+        message: "Session not found: 'mcp_…' ended, expired or never existed. Start a new MCP session (initialize).",
+      },
+      id: null,
+    },
   });
 
 /** The protocol-level refusals of the MCP routes (JSON-RPC errors) next to the API's own (401, 403). */
 function mcpErrors() {
   const { 401: unauthorized, 403: forbidden } = errorResponses("forbidden");
   return {
-    400: { description: "No Mcp-Session-Id, malformed JSON-RPC, unsupported protocol version", content: { "application/json": { schema: JsonRpcErrorSchema } } },
+    400: {
+      description: "No Mcp-Session-Id, malformed JSON-RPC, unsupported protocol version",
+      content: { "application/json": { schema: JsonRpcErrorSchema } },
+    },
     401: unauthorized!,
     403: forbidden!,
-    404: { description: "Unknown or ended session (-32001): initialize again", content: { "application/json": { schema: JsonRpcErrorSchema } } },
+    404: {
+      description: "Unknown or ended session (-32001): initialize again",
+      content: { "application/json": { schema: JsonRpcErrorSchema } },
+    },
   };
 }
 
@@ -219,7 +279,10 @@ const mcpPost = createRoute({
     body: { required: true, content: { "application/json": { schema: JsonRpcMessageSchema } } },
   },
   responses: {
-    200: { description: "The JSON-RPC response (JSON, not an event stream)", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    200: {
+      description: "The JSON-RPC response (JSON, not an event stream)",
+      content: { "application/json": { schema: JsonRpcResponseSchema } },
+    },
     202: { description: "Accepted (the body held only notifications)" },
     ...mcpErrors(),
   },
@@ -254,10 +317,15 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfi
     summary: "405: this MCP server sends no server-initiated messages, so it offers no GET stream",
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }) },
-    responses: { 405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } }, ...errorResponses("forbidden") },
+    responses: {
+      405: { description: "Method not allowed", content: { "application/json": { schema: JsonRpcErrorSchema } } },
+      ...errorResponses("forbidden"),
+    },
   });
   app.get("/v1/tenants/:tenant/mcp", async (c) => {
     expectOk(await c.get("tenant").access(c.get("caller"), "search"));
-    return rpcError(405, -32000, "Method not allowed: this server sends no server-initiated messages; use POST.", { allow: "POST, DELETE" });
+    return rpcError(405, -32000, "Method not allowed: this server sends no server-initiated messages; use POST.", {
+      allow: "POST, DELETE",
+    });
   });
 }

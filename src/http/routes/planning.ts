@@ -12,7 +12,14 @@ import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { TenantIdSchema } from "../schemas.ts";
-import { CallToolResultSchema, deferredQuerySchema, DeferredListSchema, PlanRequestSchema, PlanResponseSchema, ToolResultObjectSchema } from "../session-schemas.ts";
+import {
+  CallToolResultSchema,
+  deferredQuerySchema,
+  DeferredListSchema,
+  PlanRequestSchema,
+  PlanResponseSchema,
+  ToolResultObjectSchema,
+} from "../session-schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
@@ -36,14 +43,18 @@ const toolResults = createRoute({
   method: "post",
   path: "/v1/tenants/{tenant}/tool-results",
   tags: ["tool results"],
-  summary: "Convert an MCP CallToolResult into {textResultForLlm, resultType, sessionLog, binaryResultsForLlm} (search scope)",
+  summary:
+    "Convert an MCP CallToolResult into {textResultForLlm, resultType, sessionLog, binaryResultsForLlm} (search scope)",
   description:
     "Text blocks and embedded text resources join into textResultForLlm (one per line); images, audio and embedded blobs " +
     "go to binaryResultsForLlm; resource links become a line of text; with no text, structuredContent is given as JSON; " +
     "isError true gives resultType failure. Block types not listed are skipped (and counted in sessionLog).",
   security: requires("search"),
   request: { params: tenantParam, body: jsonBody(CallToolResultSchema) },
-  responses: { 200: jsonContent(ToolResultObjectSchema, "The converted result"), ...errorResponses("forbidden", "not-found") },
+  responses: {
+    200: jsonContent(ToolResultObjectSchema, "The converted result"),
+    ...errorResponses("forbidden", "not-found"),
+  },
 });
 
 export function registerPlanningRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
@@ -61,7 +72,10 @@ export function registerPlanningRoutes(app: OpenAPIHono<AppEnv>, config: Service
     responses: {
       200: {
         description: "A page of the deferred list",
-        content: { "application/json": { schema: DeferredListSchema }, "text/plain": { schema: z.string().describe("One line per deferred tool") } },
+        content: {
+          "application/json": { schema: DeferredListSchema },
+          "text/plain": { schema: z.string().describe("One line per deferred tool") },
+        },
       },
       ...errorResponses("forbidden", "not-found"),
     },
@@ -72,7 +86,11 @@ export function registerPlanningRoutes(app: OpenAPIHono<AppEnv>, config: Service
     if (after === null) refuse("invalid-request", "cursor is not one this API returned; start again without it.");
     const page = expectOk(await c.get("tenant").deferredList(c.get("caller"), { after, limit, server }));
     const next = page.next === null ? null : encodeCursor(page.next);
-    const type = accepts(c, { header: "Accept", supports: ["application/json", "text/plain"], default: "application/json" });
+    const type = accepts(c, {
+      header: "Accept",
+      supports: ["application/json", "text/plain"],
+      default: "application/json",
+    });
     if (type === "text/plain") {
       if (next) c.header("X-Next-Cursor", next);
       return c.text(page.lines.map((l) => l.line).join("\n") + (page.lines.length ? "\n" : ""), 200);

@@ -25,7 +25,13 @@ function isOutputFormat(format: string | undefined): format is OutputFormat {
 }
 
 /** The vendor's answer to the model's search call, for the results found. */
-function vendorAnswer(format: VendorSearchFormat, callId: string, output: SearchOutput, rows: ToolRow[], facts: ExportFacts): { tool_result: JsonObject } | { input_items: JsonObject[] } {
+function vendorAnswer(
+  format: VendorSearchFormat,
+  callId: string,
+  output: SearchOutput,
+  rows: ToolRow[],
+  facts: ExportFacts,
+): { tool_result: JsonObject } | { input_items: JsonObject[] } {
   if (format === "anthropic-tool-reference") return { tool_result: anthropicToolResult(callId, rows, output.message) };
   const deferred = new Set(facts.deferred);
   const entries = rows.map((row) => ({ row, deferred: deferred.has(row.id) }));
@@ -34,7 +40,9 @@ function vendorAnswer(format: VendorSearchFormat, callId: string, output: Search
 
 /** The vendor's answer to a refused search (spent budget, unknown tool id): an error the model reads. */
 function vendorRefusal(format: VendorSearchFormat, callId: string, error: ApiError): Record<string, unknown> {
-  return format === "anthropic-tool-reference" ? { tool_result: anthropicToolError(callId, error) } : { input_items: openaiSearchErrorItems(callId, error) };
+  return format === "anthropic-tool-reference"
+    ? { tool_result: anthropicToolError(callId, error) }
+    : { input_items: openaiSearchErrorItems(callId, error) };
 }
 
 export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
@@ -57,14 +65,22 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       "`tool_result` (Anthropic) or `input_items` (OpenAI); a 404 or 429 then carries the same field with the refusal.",
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), body: jsonBody(searchRequestSchema(config.limits)) },
-    responses: { 200: jsonContent(SearchResponseSchema, "Results"), ...errorResponses("forbidden", "not-found", "search-budget-exhausted") },
+    responses: {
+      200: jsonContent(SearchResponseSchema, "Results"),
+      ...errorResponses("forbidden", "not-found", "search-budget-exhausted"),
+    },
   });
 
   app.openapi(route, async (c) => {
     const { format, call_id, ...request } = c.req.valid("json");
     const vendor = isVendorSearchFormat(format) ? format : undefined;
-    const found = await c.get("tenant").search(c.get("caller"), { ...request, with_rows: format !== undefined, with_export_facts: vendor !== undefined });
-    if (!found.ok) throw new ApiFailure(vendor ? { ...found.error, ...vendorRefusal(vendor, call_id!, found.error) } : found.error);
+    const found = await c.get("tenant").search(c.get("caller"), {
+      ...request,
+      with_rows: format !== undefined,
+      with_export_facts: vendor !== undefined,
+    });
+    if (!found.ok)
+      throw new ApiFailure(vendor ? { ...found.error, ...vendorRefusal(vendor, call_id!, found.error) } : found.error);
     const { rows, facts, results, ...rest } = found.value;
     const byId = new Map((rows ?? []).map((row) => [row.id, row]));
     const resultRows = results.flatMap((res) => byId.get(res.tool_id) ?? []);

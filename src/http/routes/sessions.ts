@@ -38,7 +38,8 @@ async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === "") return {};
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json") refuse("invalid-request", "Send the body as JSON with Content-Type: application/json.");
+  if (type !== "application/json")
+    refuse("invalid-request", "Send the body as JSON with Content-Type: application/json.");
   try {
     return JSON.parse(text);
   } catch {
@@ -49,7 +50,11 @@ async function readJson(c: Context): Promise<unknown> {
 function rejectTools(errors: ItemError[], total: number): never {
   const first = errors[0]!;
   const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
-  refuse("invalid-request", `${errors.length} of ${total} tools are invalid; nothing was changed. First: ${label}: ${first.reasons.join("; ")}`, { items: errors });
+  refuse(
+    "invalid-request",
+    `${errors.length} of ${total} tools are invalid; nothing was changed. First: ${label}: ${first.reasons.join("; ")}`,
+    { items: errors },
+  );
 }
 
 function sessionTools(items: unknown[], config: ServiceConfig): SessionTool[] {
@@ -63,10 +68,16 @@ function entryInfo(entry: ListEntry) {
 }
 
 /** What a route on one session says besides what every such route shares. */
-type SessionRouteSpec = Pick<RouteConfig, "summary" | "description" | "responses"> & { request?: Omit<NonNullable<RouteConfig["request"]>, "params"> };
+type SessionRouteSpec = Pick<RouteConfig, "summary" | "description" | "responses"> & {
+  request?: Omit<NonNullable<RouteConfig["request"]>, "params">;
+};
 
 /** A route on one session (`suffix` after its path): every one takes the search scope and names the session in its path. */
-function sessionRoute<const M extends RouteConfig["method"], const S extends string, const R extends SessionRouteSpec>(method: M, suffix: S, spec: R) {
+function sessionRoute<const M extends RouteConfig["method"], const S extends string, const R extends SessionRouteSpec>(
+  method: M,
+  suffix: S,
+  spec: R,
+) {
   return {
     ...spec,
     method,
@@ -77,46 +88,62 @@ function sessionRoute<const M extends RouteConfig["method"], const S extends str
   };
 }
 
-const getSession = createRoute(sessionRoute("get", "", {
-  summary: "A session's state: turn, budget, always-loaded and activated tools, expiry (search scope)",
-  responses: { 200: jsonContent(SessionSchema, "The session"), ...errorResponses("forbidden", "not-found") },
-}));
+const getSession = createRoute(
+  sessionRoute("get", "", {
+    summary: "A session's state: turn, budget, always-loaded and activated tools, expiry (search scope)",
+    responses: { 200: jsonContent(SessionSchema, "The session"), ...errorResponses("forbidden", "not-found") },
+  }),
+);
 
-const deleteSession = createRoute(sessionRoute("delete", "", {
-  summary: "End a session: its activated tools and client tools go with it (search scope)",
-  responses: { 204: { description: "Ended" }, ...errorResponses("forbidden", "not-found") },
-}));
+const deleteSession = createRoute(
+  sessionRoute("delete", "", {
+    summary: "End a session: its activated tools and client tools go with it (search scope)",
+    responses: { 204: { description: "Ended" }, ...errorResponses("forbidden", "not-found") },
+  }),
+);
 
-const startTurn = createRoute(sessionRoute("post", "/turns", {
-  summary: "Start the next agent turn: the search budget starts again (search scope)",
-  description:
-    "Call this when the user sends a new message. The body is optional; `{\"turn\": n}` makes a retried call harmless " +
-    "(asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
-  request: { body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
-  responses: { 200: jsonContent(SessionSchema, "The session in its new turn"), ...errorResponses("forbidden", "not-found", "conflict") },
-}));
+const startTurn = createRoute(
+  sessionRoute("post", "/turns", {
+    summary: "Start the next agent turn: the search budget starts again (search scope)",
+    description:
+      'Call this when the user sends a new message. The body is optional; `{"turn": n}` makes a retried call harmless ' +
+      "(asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
+    request: { body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
+    responses: {
+      200: jsonContent(SessionSchema, "The session in its new turn"),
+      ...errorResponses("forbidden", "not-found", "conflict"),
+    },
+  }),
+);
 
-const toolList = createRoute(sessionRoute("get", "/tools", {
-  summary: "The tool definitions to send with the session's next model request (search scope)",
-  description:
-    "In this order: tool_search, the always-loaded tools, the session's client tools, the activated tools in activation " +
-    "order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are model-facing names: " +
-    "unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from here after context " +
-    "compaction: activated tools persist for the life of the session.",
-  request: { query: z.object({ format: OutputFormatSchema.default("mcp") }) },
-  responses: { 200: jsonContent(ToolListSchema, "The tool list"), ...errorResponses("forbidden", "not-found") },
-}));
+const toolList = createRoute(
+  sessionRoute("get", "/tools", {
+    summary: "The tool definitions to send with the session's next model request (search scope)",
+    description:
+      "In this order: tool_search, the always-loaded tools, the session's client tools, the activated tools in activation " +
+      "order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are model-facing names: " +
+      "unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from here after context " +
+      "compaction: activated tools persist for the life of the session.",
+    request: { query: z.object({ format: OutputFormatSchema.default("mcp") }) },
+    responses: { 200: jsonContent(ToolListSchema, "The tool list"), ...errorResponses("forbidden", "not-found") },
+  }),
+);
 
-const resolve = createRoute(sessionRoute("post", "/resolve", {
-  summary: "The definition of a tool the model called, if it is active in the session (search scope)",
-  description:
-    "Accepts the model-facing name, a tool id or a bare tool name. A tool that is not in the session's tool list (or not " +
-    "in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active set. Call " +
-    "tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says whether it exists. " +
-    "A bare name shared by several active tools gets 409 `conflict` listing their ids.",
-  request: { body: jsonBody(ResolveRequestSchema) },
-  responses: { 200: jsonContent(ResolveResponseSchema, "The tool is active"), ...errorResponses("forbidden", "not-found", "tool-not-active") },
-}));
+const resolve = createRoute(
+  sessionRoute("post", "/resolve", {
+    summary: "The definition of a tool the model called, if it is active in the session (search scope)",
+    description:
+      "Accepts the model-facing name, a tool id or a bare tool name. A tool that is not in the session's tool list (or not " +
+      "in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active set. Call " +
+      "tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says whether it exists. " +
+      "A bare name shared by several active tools gets 409 `conflict` listing their ids.",
+    request: { body: jsonBody(ResolveRequestSchema) },
+    responses: {
+      200: jsonContent(ResolveResponseSchema, "The tool is active"),
+      ...errorResponses("forbidden", "not-found", "tool-not-active"),
+    },
+  }),
+);
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
   const readCreateSession = createSessionReadSchema(config.limits);
@@ -160,7 +187,10 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
 
   app.openapi(startTurn, async (c) => {
     const { turn } = c.req.valid("json");
-    return c.json(expectOk(await c.get("tenant").startTurn(c.get("caller"), c.req.valid("param").session_id, turn)), 200);
+    return c.json(
+      expectOk(await c.get("tenant").startTurn(c.get("caller"), c.req.valid("param").session_id, turn)),
+      200,
+    );
   });
 
   app.openapi(toolList, async (c) => {
@@ -179,16 +209,23 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     );
   });
 
-  app.openAPIRegistry.registerPath(sessionRoute("put", "/tools", {
-    summary: "Replace the session's own client tools as one step (setTools) (search scope)",
-    description:
-      "The session then holds exactly these tools; `[]` removes them. Names must be 1-64 characters of A-Z a-z 0-9 _ -, " +
-      "without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A rejected call " +
-      "leaves the previous tools in place. Concurrent calls apply one at a time, in the order they arrive; each answer " +
-      "carries the `tools_version` it produced.",
-    request: { body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } } },
-    responses: { 200: jsonContent(SetToolsResultSchema, "Replaced"), ...errorResponses("forbidden", "not-found", "conflict") },
-  }));
+  app.openAPIRegistry.registerPath(
+    sessionRoute("put", "/tools", {
+      summary: "Replace the session's own client tools as one step (setTools) (search scope)",
+      description:
+        "The session then holds exactly these tools; `[]` removes them. Names must be 1-64 characters of A-Z a-z 0-9 _ -, " +
+        "without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A rejected call " +
+        "leaves the previous tools in place. Concurrent calls apply one at a time, in the order they arrive; each answer " +
+        "carries the `tools_version` it produced.",
+      request: {
+        body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } },
+      },
+      responses: {
+        200: jsonContent(SetToolsResultSchema, "Replaced"),
+        ...errorResponses("forbidden", "not-found", "conflict"),
+      },
+    }),
+  );
   app.put("/v1/tenants/:tenant/sessions/:session_id/tools", async (c) => {
     const params = sessionParams.safeParse(c.req.param());
     if (!params.success) return validationError(c, "path parameters", params.error.issues);
@@ -205,4 +242,3 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     return c.json({ ...entryInfo(entry), definition: renderDefinition(entry.tool, format ?? "mcp", entry.name) }, 200);
   });
 }
-

@@ -20,7 +20,10 @@ export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     summary: "Read the tenant's synonym map (admin scope)",
     security: requires("admin"),
     request: { params },
-    responses: { 200: jsonContent(body, "The synonym map ({} when none)"), ...errorResponses("forbidden", "not-found") },
+    responses: {
+      200: jsonContent(body, "The synonym map ({} when none)"),
+      ...errorResponses("forbidden", "not-found"),
+    },
   });
 
   const putRoute = createRoute({
@@ -37,7 +40,9 @@ export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     responses: { 200: jsonContent(body, "The synonym map now in force"), ...errorResponses("forbidden", "not-found") },
   });
 
-  app.openapi(getRoute, async (c) => c.json({ synonyms: expectOk(await c.get("tenant").getSynonyms(c.get("caller"))) }, 200));
+  app.openapi(getRoute, async (c) =>
+    c.json({ synonyms: expectOk(await c.get("tenant").getSynonyms(c.get("caller"))) }, 200),
+  );
 
   app.openapi(putRoute, async (c) => {
     const { synonyms } = c.req.valid("json");

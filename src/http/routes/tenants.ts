@@ -6,7 +6,16 @@ import { SettingsPatchSchema, SettingsSchema } from "../../config/settings.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { auditQuerySchema, AuditPageSchema, CreatedKeySchema, createKeySchema, CreateTenantSchema, KeyListSchema, TenantIdSchema, TenantSchema } from "../schemas.ts";
+import {
+  auditQuerySchema,
+  AuditPageSchema,
+  CreatedKeySchema,
+  createKeySchema,
+  CreateTenantSchema,
+  KeyListSchema,
+  TenantIdSchema,
+  TenantSchema,
+} from "../schemas.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
 
@@ -28,7 +37,10 @@ function createKeyRoute(config: ServiceConfig) {
     summary: "Create an API key (operator or admin scope); the key is shown once",
     security: requires("admin"),
     request: { params: tenantParam, body: jsonBody(createKeySchema(config.limits)) },
-    responses: { 201: jsonContent(CreatedKeySchema, "Created"), ...errorResponses("forbidden", "not-found", "conflict") },
+    responses: {
+      201: jsonContent(CreatedKeySchema, "Created"),
+      ...errorResponses("forbidden", "not-found", "conflict"),
+    },
   });
 }
 
@@ -69,7 +81,10 @@ const patchSettings = createRoute({
   summary: "Change some settings (admin scope); null resets a field weight or the threshold to the default",
   security: requires("admin"),
   request: { params: tenantParam, body: jsonBody(SettingsPatchSchema) },
-  responses: { 200: jsonContent(SettingsSchema, "The settings after the change"), ...errorResponses("forbidden", "not-found") },
+  responses: {
+    200: jsonContent(SettingsSchema, "The settings after the change"),
+    ...errorResponses("forbidden", "not-found"),
+  },
 });
 
 function auditRoute(config: ServiceConfig) {
