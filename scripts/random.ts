@@ -29,7 +29,7 @@ export function int(rand: Random, min: number, max: number): number {
 export function zipf(n: number, s = 1): (rand: Random) => number {
   const cumulative = new Float64Array(n);
   let total = 0;
-  for (let i = 0; i < n; i++) cumulative[i] = total += 1 / Math.pow(i + 1, s);
+  for (let i = 0; i < n; i++) cumulative[i] = total += 1 / (i + 1) ** s;
   return (rand) => {
     const target = rand() * total;
     let lo = 0;

@@ -28,7 +28,7 @@ export async function call<T = any>(method: string, path: string, options: CallO
   }
   const res = await exports.default.fetch(new Request(`http://tool-search.test${path}`, { method, headers, body }));
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

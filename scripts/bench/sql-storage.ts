@@ -4,7 +4,7 @@
  * SQLite. With it the bench runs the worker's own schema, catalog repo and index cache (snapshot
  * chunks, checksums, restore, rebuild from rows) instead of an imitation of them.
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 
 export function nodeSqlStorage(db: DatabaseSync): SqlStorage {
   const statements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();

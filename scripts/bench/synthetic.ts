@@ -121,7 +121,7 @@ export function syntheticCatalog({ tools, seed = 42 }: SyntheticOptions): BenchT
       const nameWords = [
         verb,
         ...(adjective ? [adjective] : []),
-        ...words(object).map((w) => (rand() < 0.4 ? w + "s" : w)),
+        ...words(object).map((w) => (rand() < 0.4 ? `${w}s` : w)),
       ];
       let name = style(nameWords, server);
       for (let n = 2; names.has(name); n++) name = `${style(nameWords, server)}${n}`;
@@ -175,7 +175,7 @@ interface Gist {
 }
 
 function description(rand: Random, g: Gist, common: () => string, rare: () => string): string {
-  const thing = `${g.adjective ? g.adjective + " " : ""}${g.object}`;
+  const thing = `${g.adjective ? `${g.adjective} ` : ""}${g.object}`;
   const sentences = [
     pick(rand, [
       `${cap(g.verb)} ${pick(rand, ["a", "the", "one or more"])} ${thing} in ${g.product}.`,

@@ -9,9 +9,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { pick, type Random } from "../random.ts";
 
-export interface Api {
-  (token: string, method: string, path: string, body?: unknown, op?: string): Promise<{ status: number; json: any }>;
-}
+export type Api = (
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  op?: string,
+) => Promise<{ status: number; json: any }>;
 
 export interface Tenant {
   id: string;

@@ -91,7 +91,7 @@ const stems = new Map<string, string>();
 
 function foldPlural(word: string): string {
   if (word.length <= 3) return word;
-  if (word.endsWith("ies") && word.length > 4 && !/[ae]ies$/.test(word)) return word.slice(0, -3) + "y";
+  if (word.endsWith("ies") && word.length > 4 && !/[ae]ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (word.endsWith("sses")) return word.slice(0, -2);
   if (word.endsWith("es") && /(ch|sh|x|zz|us)es$/.test(word)) return word.slice(0, -2);
   if (word.endsWith("s") && !/(ss|us|is|ys)$/.test(word)) return word.slice(0, -1);

@@ -101,8 +101,7 @@ describe("upload from files and folders", () => {
   it("reads NDJSON, arrays in every format, JSON-RPC tools/list answers; --server and file names pick the server", async () => {
     const { key, api } = await tenantOn(worker, "formats");
     const dir = folder({
-      "notes.ndjson":
-        [mcpTool("create_note"), mcpTool("delete_note")].map((t) => JSON.stringify(t)).join("\n") + "\n\n",
+      "notes.ndjson": `${[mcpTool("create_note"), mcpTool("delete_note")].map((t) => JSON.stringify(t)).join("\n")}\n\n`,
       "My Vendor.Tools.json": [
         { name: "anthropic_tool", description: "Anthropic shaped", input_schema: { type: "object" } },
         {

@@ -31,7 +31,7 @@ describe("the deferred list", () => {
   });
 
   it("cuts descriptions to at most 1,024 bytes of UTF-8, never inside a character", async () => {
-    const euro = "ab" + "€".repeat(400); // 1,202 bytes; the '€' at bytes 1,022-1,024 straddles the cut
+    const euro = `ab${"€".repeat(400)}`; // 1,202 bytes; the '€' at bytes 1,022-1,024 straddles the cut
     const emoji = "😀".repeat(300); // 1,200 bytes; byte 1,024 starts a character
     const short = "ü".repeat(512); // exactly 1,024 bytes: kept whole
     const { tenant, key } = await tenantWithCatalog({}, [
@@ -44,7 +44,7 @@ describe("the deferred list", () => {
       r.body.tools.map((t: { tool_id: string; line: string; truncated: boolean }) => [t.tool_id, t]),
     );
     const description = (id: string) => byId[id].line.slice(`${id}: `.length) as string;
-    expect(description("m::euro")).toBe("ab" + "€".repeat(340));
+    expect(description("m::euro")).toBe(`ab${"€".repeat(340)}`);
     expect(bytes(description("m::euro"))).toBe(1022);
     expect(byId["m::euro"].truncated).toBe(true);
     expect(description("m::emoji")).toBe("😀".repeat(256));

@@ -59,7 +59,7 @@ describe("logs", () => {
         body: { content: [{ type: "text", text: body.result }] },
       });
       // Refusals of every kind: bad, tampered, revoked and foreign tokens, malformed bodies.
-      await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key.slice(0, -1) + "x" });
+      await call("GET", `/v1/tenants/${tenant}/catalog`, { token: `${key.slice(0, -1)}x` });
       await call("GET", `/v1/tenants/${tenant}/catalog`, { token: `${OPERATOR}x` });
       await call("POST", "/v1/tenants", { token: key, body: { id: uniqueTenant() } });
       await call("POST", `/v1/tenants/${tenant}/search`, {

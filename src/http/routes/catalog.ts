@@ -15,7 +15,7 @@ import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { limitNote } from "../../config/limits.ts";
 import type { AppEnv } from "../context.ts";
-import { ApiFailure, errorBody, expectOk, refuse } from "../errors.ts";
+import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonContent } from "../openapi.ts";
 import {
   CatalogSchema,
