@@ -23,7 +23,9 @@ export class Inspector {
     ws.addEventListener("message", (event: MessageEvent) => {
       const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, number> };
       const done = message.id === undefined ? undefined : this.pending.get(message.id);
-      if (done) this.pending.delete(message.id!), done(message.result ?? {});
+      if (!done) return;
+      this.pending.delete(message.id!);
+      done(message.result ?? {});
     });
   }
 
@@ -47,11 +49,14 @@ export class Inspector {
   private send(method: string): Promise<Record<string, number>> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => (this.pending.delete(id), reject(new Error(`inspector: no answer to ${method}`))),
-        120_000,
-      );
-      this.pending.set(id, (result) => (clearTimeout(timer), resolve(result)));
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`inspector: no answer to ${method}`));
+      }, 120_000);
+      this.pending.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
       this.ws.send(JSON.stringify({ id, method, params: {} }));
     });
   }

@@ -10,7 +10,10 @@ export function nodeSqlStorage(db: DatabaseSync): SqlStorage {
   const statements = new Map<string, ReturnType<DatabaseSync["prepare"]>>();
   const exec = (query: string, ...bindings: unknown[]) => {
     let statement = statements.get(query);
-    if (!statement) statements.set(query, (statement = db.prepare(query)));
+    if (!statement) {
+      statement = db.prepare(query);
+      statements.set(query, statement);
+    }
     const params = bindings.map(toSql);
     if (!statement.columns().length) {
       statement.run(...params);

@@ -26,7 +26,10 @@ const schemaCache = new WeakMap<Limits, ToolInputSchemas>();
 
 export function schemasFor(limits: Limits): ToolInputSchemas {
   let schemas = schemaCache.get(limits);
-  if (!schemas) schemaCache.set(limits, (schemas = toolInputSchemas(limits)));
+  if (!schemas) {
+    schemas = toolInputSchemas(limits);
+    schemaCache.set(limits, schemas);
+  }
   return schemas;
 }
 
@@ -67,24 +70,38 @@ export async function parseToolBatch(
   const errors: ItemError[] = [];
   const contents: Parameters<typeof toRow>[0][] = [];
   const firstIndex = new Map<string, number>();
-  items.forEach((raw, index) => {
+  for (const [index, raw] of items.entries()) {
     const name = nameOf(raw);
     const fail = (reasons: string[]) => errors.push({ index, ...(name ? { name } : {}), reasons });
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail(["a tool must be a JSON object"]);
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      fail(["a tool must be a JSON object"]);
+      continue;
+    }
     const format = detectFormat(raw);
     const parsed = schemas.byFormat[format].safeParse(raw);
-    if (!parsed.success) return fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+    if (!parsed.success) {
+      fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+      continue;
+    }
     const server = parsed.data.server ?? options.server;
-    if (!server) return fail(["server is required (or use PUT /v1/tenants/{tenant}/servers/{server}/tools)"]);
-    if (options.server && server !== options.server)
-      return fail([`server '${server}' differs from the path's server '${options.server}'`]);
+    if (!server) {
+      fail(["server is required (or use PUT /v1/tenants/{tenant}/servers/{server}/tools)"]);
+      continue;
+    }
+    if (options.server && server !== options.server) {
+      fail([`server '${server}' differs from the path's server '${options.server}'`]);
+      continue;
+    }
     const content = normalizeTool(parsed.data, server);
     const id = toolId(server, content.name);
     const seen = firstIndex.get(id);
-    if (seen !== undefined) return fail([`duplicate of tools[${seen}] (${id}); each tool may appear once per batch`]);
+    if (seen !== undefined) {
+      fail([`duplicate of tools[${seen}] (${id}); each tool may appear once per batch`]);
+      continue;
+    }
     firstIndex.set(id, index);
     contents.push(content);
-  });
+  }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, rows: await Promise.all(contents.map(toRow)) };
 }

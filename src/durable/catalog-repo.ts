@@ -200,8 +200,14 @@ export class CatalogRepo {
   listTools(options: { after?: string | undefined; server?: string | undefined; limit: number }): ToolRow[] {
     const where: string[] = [];
     const params: string[] = [];
-    if (options.after !== undefined) where.push("id > ?"), params.push(options.after);
-    if (options.server !== undefined) where.push("server = ?"), params.push(options.server);
+    if (options.after !== undefined) {
+      where.push("id > ?");
+      params.push(options.after);
+    }
+    if (options.server !== undefined) {
+      where.push("server = ?");
+      params.push(options.server);
+    }
     const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
     return this.sql
       .exec<ToolSql>(`SELECT ${COLUMNS} FROM tools ${clause} ORDER BY id LIMIT ?`, ...params, options.limit)

@@ -107,8 +107,14 @@ export class CatalogViews {
   ): { lines: DeferredLine[]; next: string | null } {
     const where: string[] = [];
     const params: string[] = [];
-    if (options.after !== undefined) where.push("t.id > ?"), params.push(options.after);
-    if (options.server !== undefined) where.push("t.server = ?"), params.push(options.server);
+    if (options.after !== undefined) {
+      where.push("t.id > ?");
+      params.push(options.after);
+    }
+    if (options.server !== undefined) {
+      where.push("t.server = ?");
+      params.push(options.server);
+    }
     const cursor = this.sql.exec<{ id: string; description: string; defer: string | null; defer_tools: string | null }>(
       `SELECT t.id AS id, t.description AS description, t.defer AS defer, s.defer_tools AS defer_tools
          FROM tools t LEFT JOIN servers s ON s.name = t.server ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY t.id`,

@@ -189,15 +189,15 @@ export class SessionStore {
   /** Replaces the session's client tools and bumps its tools_version; returns the new version. */
   replaceTools(id: string, tools: readonly SessionTool[]): number {
     this.sql.exec(`DELETE FROM session_tools WHERE session_id = ?`, id);
-    tools.forEach((tool, position) =>
+    tools.forEach((tool, position) => {
       this.sql.exec(
         `INSERT INTO session_tools (session_id, position, name, content) VALUES (?, ?, ?, ?)`,
         id,
         position,
         tool.name,
         JSON.stringify(tool),
-      ),
-    );
+      );
+    });
     this.sql.exec(`UPDATE sessions SET tools_version = tools_version + 1 WHERE id = ?`, id);
     return this.sql.exec<{ v: number }>(`SELECT tools_version AS v FROM sessions WHERE id = ?`, id).one().v;
   }

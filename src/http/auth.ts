@@ -28,7 +28,10 @@ const operatorDigests = new WeakMap<ServiceConfig, Promise<Uint8Array>>();
 async function isOperator(digest: Uint8Array, config: ServiceConfig): Promise<boolean> {
   if (!config.adminToken) return false;
   let expected = operatorDigests.get(config);
-  if (!expected) operatorDigests.set(config, (expected = hashSecret(config.adminToken)));
+  if (!expected) {
+    expected = hashSecret(config.adminToken);
+    operatorDigests.set(config, expected);
+  }
   return digestsEqual(digest, await expected);
 }
 

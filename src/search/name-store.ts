@@ -110,7 +110,13 @@ const PACKED_ID_LIMIT = 2 ** 21;
 function freezeTable(table: HashTable, live: (id: number) => boolean): void {
   const hashes: number[] = [];
   const ids: number[] = [];
-  for (const [h, entry] of table.delta) for (const id of deltaIds(entry)) if (live(id)) hashes.push(h), ids.push(id);
+  for (const [h, entry] of table.delta) {
+    for (const id of deltaIds(entry)) {
+      if (!live(id)) continue;
+      hashes.push(h);
+      ids.push(id);
+    }
+  }
   const [deltaHashes, deltaIdsSorted] = sortPairs(hashes, ids);
   const total = table.hashes.length + deltaHashes.length;
   const outHashes = new Uint32Array(total);

@@ -114,10 +114,16 @@ export function forEachFrozen(store: PostingsStore, t: number, visit: (doc: numb
   while (p < end) {
     let b = bytes[p++]!;
     let gap = b & 0x7f;
-    for (let shift = 7; b >= 0x80; shift += 7) gap |= ((b = bytes[p++]!) & 0x7f) << shift;
+    for (let shift = 7; b >= 0x80; shift += 7) {
+      b = bytes[p++]!;
+      gap |= (b & 0x7f) << shift;
+    }
     b = bytes[p++]!;
     let packed = b & 0x7f;
-    for (let shift = 7; b >= 0x80; shift += 7) packed |= ((b = bytes[p++]!) & 0x7f) << shift;
+    for (let shift = 7; b >= 0x80; shift += 7) {
+      b = bytes[p++]!;
+      packed |= (b & 0x7f) << shift;
+    }
     doc += gap;
     visit(doc, packed);
   }
@@ -169,7 +175,10 @@ function sortPairs(pairs: Int32Array, n: number): void {
   }
   const order = Array.from({ length: n >> 1 }, (_, i) => i).sort((a, b) => pairs[2 * a]! - pairs[2 * b]!);
   const copy = pairs.slice(0, n);
-  order.forEach((from, to) => ((pairs[2 * to] = copy[2 * from]!), (pairs[2 * to + 1] = copy[2 * from + 1]!)));
+  order.forEach((from, to) => {
+    pairs[2 * to] = copy[2 * from]!;
+    pairs[2 * to + 1] = copy[2 * from + 1]!;
+  });
 }
 
 /**
@@ -202,9 +211,14 @@ export function freeze(store: PostingsStore): void {
   while (a < terms.length || b < deltaTerms.length) {
     let term: string;
     let t = -1;
-    if (b >= deltaTerms.length || (a < terms.length && terms[a]! < deltaTerms[b]!)) term = terms[(t = a++)]!;
-    else if (a < terms.length && terms[a] === deltaTerms[b]) (term = terms[(t = a++)]!), b++;
-    else term = deltaTerms[b++]!;
+    if (b >= deltaTerms.length || (a < terms.length && terms[a]! < deltaTerms[b]!)) {
+      t = a++;
+      term = terms[t]!;
+    } else if (a < terms.length && terms[a] === deltaTerms[b]) {
+      t = a++;
+      term = terms[t]!;
+      b++;
+    } else term = deltaTerms[b++]!;
     n = 0;
     if (t >= 0) forEachFrozen(store, t, gather);
     const list = delta.get(term);
@@ -315,7 +329,10 @@ export const postingsIndex = {
     for (const [term, tf] of countTerms(tokenizer, value, prop)) {
       length += tf;
       let list = store.delta.get(term);
-      if (!list) store.delta.set(term, (list = []));
+      if (!list) {
+        list = [];
+        store.delta.set(term, list);
+      }
       const bits = Math.min(tf, TF_MAX) << shift;
       if (list.length > 0 && list[list.length - 2] === internalId) list[list.length - 1]! |= bits;
       else {
@@ -323,7 +340,8 @@ export const postingsIndex = {
         store.deltaEntries += 2;
       }
     }
-    const lengths = (store.lengths[prop] = grow(store.lengths[prop], internalId));
+    const lengths = grow(store.lengths[prop], internalId);
+    store.lengths[prop] = lengths;
     lengths[internalId] = length;
     store.totals[prop] += length;
     if (prop === FIELDS[0]) store.docs++;

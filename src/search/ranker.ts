@@ -164,8 +164,11 @@ export function scoreTerms(
   let termIsWord = false;
   const add = (doc: number, packed: number) => {
     const tf = weightedTf(fields, packed, doc);
-    if (doc >= scratch.length)
-      (scratch = grown(scratch, doc)), (marked = grown(marked, doc)), (named = grown(named, doc));
+    if (doc >= scratch.length) {
+      scratch = grown(scratch, doc);
+      marked = grown(marked, doc);
+      named = grown(named, doc);
+    }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
       marked[doc] = 1;
@@ -263,7 +266,10 @@ export function explainTerms(
 function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
   let found: number | undefined;
   const t = frozenTerm(store, term);
-  if (t >= 0) forEachFrozen(store, t, (doc, packed) => void (doc === internalId && (found = packed)));
+  if (t >= 0)
+    forEachFrozen(store, t, (doc, packed) => {
+      if (doc === internalId) found = packed;
+    });
   const list = store.delta.get(term);
   if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
   return found;

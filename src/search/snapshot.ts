@@ -111,7 +111,10 @@ export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
-  for (const p of parts) out.set(p, at), (at += p.byteLength);
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
   return out;
 }
 

@@ -198,7 +198,10 @@ export class ToolIndex {
     let slice: SearchableTool[] = [];
     for (const tool of tools) {
       slice.push(tool);
-      if (slice.length === UPSERT_SLICE) this.upsertSlice(slice), (slice = []);
+      if (slice.length === UPSERT_SLICE) {
+        this.upsertSlice(slice);
+        slice = [];
+      }
     }
     if (slice.length > 0) this.upsertSlice(slice);
   }
@@ -290,7 +293,12 @@ export class ToolIndex {
       score: p.score / unit,
     }));
     const fields: Explanation["fields"] = {};
-    for (const part of parts) for (const f of Object.keys(part.tf) as Field[]) (fields[f] ??= []).push(part.term);
+    for (const part of parts) {
+      for (const f of Object.keys(part.tf) as Field[]) {
+        fields[f] ??= [];
+        fields[f].push(part.term);
+      }
+    }
     return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };
   }
 
@@ -306,7 +314,9 @@ export class ToolIndex {
   private idMap(): Map<string, number> {
     const store = this.db.internalDocumentIDStore;
     if (this.idsPending) {
-      store.internalIdToId.forEach((id, i) => store.idToInternalId.set(id, i + 1));
+      store.internalIdToId.forEach((id, i) => {
+        store.idToInternalId.set(id, i + 1);
+      });
       this.idsPending = false;
     }
     return store.idToInternalId;

@@ -57,28 +57,41 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
   const errors: ItemError[] = [];
   const tools: SessionTool[] = [];
   const seen = new Map<string, number>();
-  items.forEach((raw, index) => {
+  for (const [index, raw] of items.entries()) {
     const fail = (reasons: string[], name?: string) => errors.push({ index, ...(name ? { name } : {}), reasons });
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail(["a tool must be a JSON object"]);
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      fail(["a tool must be a JSON object"]);
+      continue;
+    }
     const format = detectFormat(raw);
     const parsed = schemas.byFormat[format].safeParse(raw);
-    if (!parsed.success) return fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+    if (!parsed.success) {
+      fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+      continue;
+    }
     const content = normalizeTool(parsed.data, "");
     const extra = CATALOG_ONLY.filter((field) => field in parsed.data);
-    if (extra.length)
-      return fail(
+    if (extra.length) {
+      fail(
         [`${extra.join(", ")}: catalog fields; a session tool belongs to the session and is always loaded`],
         content.name,
       );
+      continue;
+    }
     const problem = sessionToolNameProblem(content.name);
-    if (problem) return fail([problem], content.name);
+    if (problem) {
+      fail([problem], content.name);
+      continue;
+    }
     const first = seen.get(content.name);
-    if (first !== undefined)
-      return fail([`duplicate of tools[${first}]; names are unique within a session`], content.name);
+    if (first !== undefined) {
+      fail([`duplicate of tools[${first}]; names are unique within a session`], content.name);
+      continue;
+    }
     seen.set(content.name, index);
     const { title, description, inputSchema, outputSchema, annotations } = content;
     tools.push({ name: content.name, title, description, inputSchema, outputSchema, annotations });
-  });
+  }
   return errors.length ? { ok: false, errors } : { ok: true, tools };
 }
 

@@ -95,10 +95,10 @@ interface Options {
   retries: number;
 }
 
-function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" {
-  let parsed;
+/** The command line as node:util's parseArgs reads it; its own errors become usage errors. */
+function readArgv(argv: string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: argv,
       allowPositionals: true,
       options: {
@@ -119,6 +119,10 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" 
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+}
+
+function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" {
+  const parsed = readArgv(argv);
   const v = parsed.values;
   if (v.help) return "help";
   const paths = parsed.positionals;

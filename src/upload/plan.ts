@@ -57,7 +57,10 @@ export function groupByServer(sources: Source[], forced?: string): ServerUpload[
   const groups = new Map<string, ServerUpload>();
   const group = (server: string) => {
     let g = groups.get(server);
-    if (!g) groups.set(server, (g = { server, tools: 0, items: [], batches: [], rejected: [] }));
+    if (!g) {
+      g = { server, tools: 0, items: [], batches: [], rejected: [] };
+      groups.set(server, g);
+    }
     return g;
   };
   for (const source of sources) {

@@ -27,7 +27,9 @@ export function createProgress(label: string, stream: NodeJS.WriteStream = proce
   );
   let bar: cliProgress.SingleBar | null = null;
   return {
-    start: (total) => void (bar = bars.create(total, 0)),
+    start: (total) => {
+      bar = bars.create(total, 0);
+    },
     advance: (by) => bar?.increment(by),
     note: (line) => (bar ? bars.log(`${line}\n`) : void process.stderr.write(`${line}\n`)),
     stop: () => bars.stop(),

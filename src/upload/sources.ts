@@ -4,7 +4,7 @@
  * accepted format, or NDJSON (one tool per line: `.ndjson`, `.jsonl`). A folder is read one file
  * per server, not recursively.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import type { Defer } from "../catalog/tool.ts";
 
@@ -36,7 +36,7 @@ export function inputFiles(paths: string[]): { files: string[]; skipped: string[
   const files: string[] = [];
   const skipped: string[] = [];
   for (const path of paths) {
-    let stat;
+    let stat: Stats;
     try {
       stat = statSync(path);
     } catch {
