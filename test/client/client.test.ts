@@ -114,7 +114,10 @@ describe("ToolSearchClient", () => {
   it("runs an agent session: search activates, the tool list and resolve follow, the spent budget is a 429 not retried", async () => {
     const { id, created } = await freshTenant();
     const requests: string[] = [];
-    const counting = (r: Request) => (requests.push(`${r.method} ${new URL(r.url).pathname}`), worker(r));
+    const counting = (r: Request) => {
+      requests.push(`${r.method} ${new URL(r.url).pathname}`);
+      return worker(r);
+    };
     const api = client(created.key, { fetch: counting, retry: { retries: 3, baseDelayMs: 1 } }).tenant(id);
     await api.servers.replaceTools("fs", {
       tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
@@ -233,7 +236,10 @@ describe("ToolSearchClient", () => {
 
     const calls: string[] = [];
     const counting = client(created.key, {
-      fetch: (r) => (calls.push(r.url), worker(r)),
+      fetch: (r) => {
+        calls.push(r.url);
+        return worker(r);
+      },
       retry: { retries: 3, baseDelayMs: 1 },
     }).tenant(id);
     await expect(counting.tools.get("x::y")).rejects.toThrow(ToolSearchError);
@@ -243,7 +249,10 @@ describe("ToolSearchClient", () => {
   it("gives up after the configured retries with the last error", async () => {
     const { id, created } = await freshTenant();
     let calls = 0;
-    const down = async () => (calls++, new Response("bad gateway", { status: 502 }));
+    const down = async () => {
+      calls++;
+      return new Response("bad gateway", { status: 502 });
+    };
     const err = (await client(created.key, { fetch: down, retry: { retries: 2, baseDelayMs: 1 } })
       .tenant(id)
       .catalog()

@@ -234,9 +234,9 @@ describe("index snapshot across evictions", () => {
 /** Replaces the stored snapshot with `parts` as chunks, each with its correct CRC, tagged current. */
 function writeChunks(sql: SqlStorage, parts: Uint8Array[]): void {
   sql.exec(`DELETE FROM snapshot_chunks`);
-  parts.forEach((part, seq) =>
-    sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part)),
-  );
+  parts.forEach((part, seq) => {
+    sql.exec(`INSERT INTO snapshot_chunks (seq, data, crc) VALUES (?, ?, ?)`, seq, part, crc32(part));
+  });
   sql.exec(`UPDATE meta SET value = ? WHERE key = 'snapshot_chunks'`, String(parts.length));
   sql.exec(`UPDATE meta SET value = ? WHERE key = 'snapshot_bytes'`, String(parts.reduce((n, p) => n + p.length, 0)));
 }

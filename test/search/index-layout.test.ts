@@ -80,7 +80,10 @@ describe("index layout", () => {
     const parts = index.snapshotParts();
     const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
-    for (const p of parts) joined.set(p, at), (at += p.length);
+    for (const p of parts) {
+      joined.set(p, at);
+      at += p.length;
+    }
     expect(joined).toEqual(index.snapshot());
     expect(answers(ToolIndex.restore(joined), queries)).toEqual(answers(index, queries));
   });
