@@ -14,7 +14,8 @@ if (process.features.typescript) {
   const run = spawnSync(node, [fileURLToPath(script), ...process.argv.slice(2)], { stdio: "inherit" });
   if (run.error) {
     console.error(
-      `tool-search-upload needs Node.js 22.18 or newer, or the project's own (npm install in ${fileURLToPath(new URL("..", import.meta.url))}): ${run.error.message}`,
+      `tool-search-upload needs Node.js 22.18 or newer, or the project's own (npm install in ` +
+        `${fileURLToPath(new URL("..", import.meta.url))}): ${run.error.message}`,
     );
     process.exit(2);
   }

@@ -85,7 +85,8 @@ function script(): ModelStep[] {
       if (!results[0]?.is_error) throw new Error("script diverged: expected the budget error");
       return [
         text(
-          "The design review is on your calendar for Friday 10:00 with Dana. I found no tool to book a room, so please book one yourself.",
+          "The design review is on your calendar for Friday 10:00 with Dana. I found no tool to " +
+            "book a room, so please book one yourself.",
         ),
       ];
     },
@@ -105,7 +106,9 @@ function script(): ModelStep[] {
   ];
 }
 
-/** POST /search inside the session, answered the way the Messages API expects: a tool_result of tool_reference blocks. */
+/**
+ * POST /search inside the session, answered the way the Messages API expects: a tool_result of tool_reference blocks.
+ */
 async function searchCall(
   session: SessionClient,
   block: ToolUseBlock,
@@ -121,10 +124,13 @@ async function searchCall(
     const names = references(result);
     transcript.searches.push({ turn, query, outcome: names.length ? "found" : "nothing", references: names });
     log(
-      `    tool-search: ${names.length ? `tool_reference ${names.join(", ")}` : `nothing matched: ${brief(found.message, 110)}`}`,
+      `    tool-search: ` +
+        `${names.length ? `tool_reference ${names.join(", ")}` : `nothing matched: ${brief(found.message, 110)}`}`,
     );
     log(
-      `                 activated ${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ${found.budget!.used}/${found.budget!.cap}`,
+      `                 activated ` +
+        `${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ` +
+        `${found.budget!.used}/${found.budget!.cap}`,
     );
     return result;
   } catch (e) {
@@ -137,9 +143,8 @@ async function searchCall(
       references: [],
       error: { error: e.body.error, budgetCap: e.body.budgetCap },
     });
-    log(
-      `    tool-search: ${e.status} ${brief(JSON.parse((e.body.tool_result as ToolResultBlock & { content: { text: string }[] }).content[0]!.text), 120)}`,
-    );
+    const refusal = (e.body.tool_result as ToolResultBlock & { content: { text: string }[] }).content[0]!.text;
+    log(`    tool-search: ${e.status} ${brief(JSON.parse(refusal), 120)}`);
     return e.body.tool_result as ToolResultBlock;
   }
 }
@@ -178,7 +183,8 @@ export async function run(target: ExampleTarget, log: Log = consoleLog): Promise
   const tools = (await api.catalogExportAll({ format: "anthropic" })) as unknown as AnthropicTool[];
   const deferred = tools.filter((t) => t.defer_loading).length;
   log(
-    `  ${tools.length} definitions: tool_search, ${tools.length - 1 - deferred} always loaded, ${deferred} with defer_loading: true`,
+    `  ${tools.length} definitions: tool_search, ${tools.length - 1 - deferred} always ` +
+      `loaded, ${deferred} with defer_loading: true`,
   );
 
   const transcript: Transcript = {

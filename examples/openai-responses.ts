@@ -90,7 +90,8 @@ function script(): ModelStep[] {
         throw new Error("script diverged: expected the budget error");
       return [
         say(
-          "The design review is on your calendar for Friday 10:00 with Dana. I found no tool to book a room, so please book one yourself.",
+          "The design review is on your calendar for Friday 10:00 with Dana. I found no tool to " +
+            "book a room, so please book one yourself.",
         ),
       ];
     },
@@ -110,7 +111,10 @@ function script(): ModelStep[] {
   ];
 }
 
-/** POST /search inside the session, answered the way the Responses API expects: the tool_search_output item for the call. */
+/**
+ * POST /search inside the session, answered the way the Responses API expects: the tool_search_output item for the
+ * call.
+ */
 async function searchCall(
   session: SessionClient,
   call: ToolSearchCallItem,
@@ -125,11 +129,14 @@ async function searchCall(
     const items = found.input_items as Item[];
     const loaded = loadedBy(searchOutput(items));
     transcript.searches.push({ turn, query, outcome: loaded.length ? "found" : "nothing", loaded });
+    const answer = loaded.length
+      ? `tool_search_output ${loaded.join(", ")}`
+      : `nothing matched: ${brief(found.message, 110)}`;
+    log(`    tool-search: ${answer}`);
     log(
-      `    tool-search: ${loaded.length ? `tool_search_output ${loaded.join(", ")}` : `nothing matched: ${brief(found.message, 110)}`}`,
-    );
-    log(
-      `                 activated ${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ${found.budget!.used}/${found.budget!.cap}`,
+      `                 activated ` +
+        `${found.activated.length ? found.activated.join(", ") : "nothing new"}; budget ` +
+        `${found.budget!.used}/${found.budget!.cap}`,
     );
     return items;
   } catch (e) {
@@ -144,7 +151,8 @@ async function searchCall(
       error: { error: e.body.error, budgetCap: e.body.budgetCap },
     });
     log(
-      `    tool-search: ${e.status} empty tool_search_output + developer message ${brief(JSON.parse(String((items[1] as { content: string }).content)), 100)}`,
+      `    tool-search: ${e.status} empty tool_search_output + developer message ` +
+        `${brief(JSON.parse(String((items[1] as { content: string }).content)), 100)}`,
     );
     return items;
   }
@@ -180,7 +188,8 @@ export async function run(target: ExampleTarget, log: Log = consoleLog): Promise
   const namespaces = tools.filter((t) => t.type === "namespace");
   const deferred = namespaces.flatMap((n) => n.tools).filter((f) => f.defer_loading).length;
   log(
-    `  tool_search (execution: client) and ${namespaces.length} namespaces: ${namespaces.map((n) => n.name).join(", ")}; ${deferred} functions deferred`,
+    `  tool_search (execution: client) and ${namespaces.length} namespaces: ` +
+      `${namespaces.map((n) => n.name).join(", ")}; ${deferred} functions deferred`,
   );
 
   const transcript: Transcript = {

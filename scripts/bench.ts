@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]] [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]] [--
+ * --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
  * (`--catalogs=` with no names runs the HTTP part alone; `--markdown` also prints the tables as Markdown.)
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same
@@ -58,7 +59,8 @@ async function benchCatalog(name: string, queryCount: number): Promise<CatalogRe
     figures[engine.name] = engine.prepare();
     const f = figures[engine.name]!;
     log(
-      `  build ${fmt(f.build_ms)} ms, rebuild ${fmt(f.rebuild_ms)} ms, restore ${fmt(f.restore_ms)} ms, heap ${fmt(f.heap_mb)} MB, snapshot ${fmt(f.snapshot_bytes)} B`,
+      `  build ${fmt(f.build_ms)} ms, rebuild ${fmt(f.rebuild_ms)} ms, restore ` +
+        `${fmt(f.restore_ms)} ms, heap ${fmt(f.heap_mb)} MB, snapshot ${fmt(f.snapshot_bytes)} B`,
     );
   }
   log(`[${name}] warm-up: ${WARMUP} queries per engine`);
@@ -133,7 +135,8 @@ function markdown(catalogs: Record<string, CatalogResult>, http: HttpFigures | n
     out.push("| figure | ours | MiniSearch | FTS5 | ours/MiniSearch | ours/FTS5 |", "|---|--:|--:|--:|--:|--:|");
     for (const f of FIGURES)
       out.push(
-        `| ${f} | ${fmt(r.ours[f])} | ${fmt(r.minisearch[f])} | ${fmt(r.fts5[f])} | ${fmt(r.ratios["ours/minisearch"][f])} | ${fmt(r.ratios["ours/fts5"][f])} |`,
+        `| ${f} | ${fmt(r.ours[f])} | ${fmt(r.minisearch[f])} | ${fmt(r.fts5[f])} | ` +
+          `${fmt(r.ratios["ours/minisearch"][f])} | ${fmt(r.ratios["ours/fts5"][f])} |`,
       );
     out.push("");
   }
@@ -242,7 +245,9 @@ async function main(): Promise<void> {
   const after = machine();
   if (option("markdown") !== undefined) console.log(`\n${markdown(catalogs, http)}`);
   console.log(
-    `\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} catalogs${http ? " + http" : ""}); load average ${before.loadavg_1m} at start, ${after.loadavg_1m} at end`,
+    `\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s (${names.length} ` +
+      `catalogs${http ? " + http" : ""}); load average ${before.loadavg_1m} at start, ` +
+      `${after.loadavg_1m} at end`,
   );
   const run = {
     date: new Date().toISOString(),

@@ -232,7 +232,9 @@ for (const dir of dirs) {
 }
 
 console.log(
-  `\nThreshold ${threshold} (script)${httpThreshold !== null ? `, ${httpThreshold} (HTTP, the service's default)` : ""}; peers have no threshold.`,
+  `\nThreshold ${threshold} ` +
+    `(script)${httpThreshold !== null ? `, ${httpThreshold} (HTTP, the service's default)` : ""}; ` +
+    `peers have no threshold.`,
 );
 console.log("nDCG@10 counts gold_groups where a set has them; 'strict' counts only the first member of each group.");
 if (args.sample) console.log(`Sampled: at most ${args.sample} queries per file.`);

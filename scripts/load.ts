@@ -132,7 +132,9 @@ async function main(): Promise<void> {
     const progress = setInterval(
       () => {
         const unexpected = stats.samples.filter((s) => !expected(s.status, s.code)).length;
-        const line = `running ${stats.seconds().toFixed(0)}/${duration} s: ${fmt(stats.count)} requests (${fmt(stats.count / stats.seconds(), 1)}/s), unexpected ${unexpected}`;
+        const line =
+          `running ${stats.seconds().toFixed(0)}/${duration} s: ${fmt(stats.count)} requests ` +
+          `(${fmt(stats.count / stats.seconds(), 1)}/s), unexpected ${unexpected}`;
         process.stderr.write(process.stderr.isTTY ? `\r${line}   ` : `${line}\n`);
       },
       process.stderr.isTTY ? 1000 : 5000,
@@ -164,25 +166,33 @@ async function main(): Promise<void> {
     const unexpected = stats.byStatus((s) => !expected(s.status, s.code));
     const rule = "─".repeat(16);
     const lines = [
-      `${rule} npm run load: ${concurrency} users x ${duration} s, ${tenantCount} tenants x ${fmt(tenants[0]!.toolIds.size)} tools ${rule}`,
-      `machine       ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), ${fmt(totalmem() / 2 ** 30, 0)} GB, Node ${process.version}; worker under wrangler dev on the same machine`,
+      `${rule} npm run load: ${concurrency} users x ${duration} s, ${tenantCount} tenants x ` +
+        `${fmt(tenants[0]!.toolIds.size)} tools ${rule}`,
+      `machine       ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), ` +
+        `${fmt(totalmem() / 2 ** 30, 0)} GB, Node ${process.version}; worker under wrangler dev ` +
+        `on the same machine`,
       `requests      ${fmt(stats.count)} in ${seconds.toFixed(1)} s = ${fmt(stats.count / seconds, 1)} requests/s`,
-      `latency       p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`,
+      `latency       p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ` +
+        `${latency.max.toFixed(1)} ms`,
       `by operation`,
       ...stats
         .byOperation()
         .map(
           (o) =>
-            `  ${o.op.padEnd(16)} ${fmt(o.count).padStart(8)}   p50 ${o.p50.toFixed(1).padStart(6)} ms   p99 ${o.p99.toFixed(1).padStart(6)} ms`,
+            `  ${o.op.padEnd(16)} ${fmt(o.count).padStart(8)}   p50 ${o.p50.toFixed(1).padStart(6)} ` +
+            `ms   p99 ${o.p99.toFixed(1).padStart(6)} ms`,
         ),
       `statuses`,
-      ...stats
-        .byStatus()
-        .map(
-          ([label, n]) =>
-            `  ${label.padEnd(34)} ${fmt(n).padStart(8)}${expected(Number(label.split(" ")[0]), label.split(" ")[1] ?? null) ? "" : "   UNEXPECTED"}`,
-        ),
-      `unexpected    ${unexpected.length ? unexpected.map(([l, n]) => `${l}: ${n}`).join(", ") : "none (only 2xx and the expected search-budget-exhausted 429s)"}`,
+      ...stats.byStatus().map(([label, n]) => {
+        const [status, code] = label.split(" ");
+        const flag = expected(Number(status), code ?? null) ? "" : "   UNEXPECTED";
+        return `  ${label.padEnd(34)} ${fmt(n).padStart(8)}${flag}`;
+      }),
+      `unexpected    ${
+        unexpected.length
+          ? unexpected.map(([l, n]) => `${l}: ${n}`).join(", ")
+          : "none (only 2xx and the expected search-budget-exhausted 429s)"
+      }`,
       `consistency`,
       ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`),
     ];

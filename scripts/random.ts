@@ -1,4 +1,7 @@
-/** A seeded PRNG and the draws the bench and the load test need, so a seed reproduces a run: its catalogs, queries and choices. */
+/**
+ * A seeded PRNG and the draws the bench and the load test need, so a seed reproduces a run: its catalogs, queries and
+ * choices.
+ */
 
 export type Random = () => number;
 

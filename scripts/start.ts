@@ -135,7 +135,9 @@ async function main(): Promise<void> {
 
   await waitUntilUp(base, child);
   const demo = await seed(base, operator.token);
-  const curl = `curl -s ${base}/v1/tenants/${DEMO_TENANT}/search -H 'authorization: Bearer ${demo.key}' -H 'content-type: application/json' -d '{"query": "read a file"}'`;
+  const curl =
+    `curl -s ${base}/v1/tenants/${DEMO_TENANT}/search -H 'authorization: Bearer ${demo.key}' ` +
+    `-H 'content-type: application/json' -d '{"query": "read a file"}'`;
   console.log(
     [
       "",

@@ -87,7 +87,9 @@ export async function fixture(): Promise<Fixture> {
 let serial = 0;
 const fresh = (prefix: string) => `${prefix}${++serial}x${Math.random().toString(36).slice(2, 7)}`;
 
-/** One valid request for a route, against a fixture; routes that consume something create it first (as the operator). */
+/**
+ * One valid request for a route, against a fixture; routes that consume something create it first (as the operator).
+ */
 export interface Example {
   params: Record<string, string>;
   query?: Record<string, string>;

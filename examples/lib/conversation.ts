@@ -19,7 +19,8 @@ export async function planAndOpenSession(api: TenantClient, log: Log, contextWin
   const created = await api.sessions.create({ session_id: `${sessionPrefix}-${Date.now().toString(36)}` });
   const session = api.session(created.session_id);
   log(
-    `  ${created.session_id}: turn ${created.turn}, ${created.budget.cap} searches per turn, always loaded: ${created.always_loaded.length} tools`,
+    `  ${created.session_id}: turn ${created.turn}, ${created.budget.cap} searches per turn, ` +
+      `always loaded: ${created.always_loaded.length} tools`,
   );
   return { created, session };
 }
@@ -77,7 +78,8 @@ export async function resolveAndRun(
     const result = await api.convertToolResult(runOnMcpServer(resolved.tool_id!, call.args));
     calls.push({ turn, name: call.name, toolId: resolved.tool_id!, result: result.textResultForLlm });
     log(
-      `    resolve: ${resolved.tool_id} (${resolved.source}) -> run on server '${resolved.tool_id!.split("::")[0]}': ${brief(result.textResultForLlm, 100)}`,
+      `    resolve: ${resolved.tool_id} (${resolved.source}) -> run on server ` +
+        `'${resolved.tool_id!.split("::")[0]}': ${brief(result.textResultForLlm, 100)}`,
     );
     return { text: result.textResultForLlm, isError: result.resultType === "failure" };
   } catch (e) {
@@ -87,7 +89,9 @@ export async function resolveAndRun(
   }
 }
 
-/** Runs an example when Node was started with it (not when a test imports it); a failure prints its message and exits 1. */
+/**
+ * Runs an example when Node was started with it (not when a test imports it); a failure prints its message and exits 1.
+ */
 export function runIfMain(moduleUrl: string, run: (target: ExampleTarget) => Promise<unknown>): void {
   if (!isMain(moduleUrl)) return;
   run(targetFromEnv()).catch((e: unknown) => {

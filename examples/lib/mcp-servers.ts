@@ -12,7 +12,9 @@ const HANDLERS: Record<string, Handler> = {
     content: [
       {
         type: "text",
-        text: `Created event evt_1042 "${args.summary}" from ${args.start} to ${args.end} with ${(args.attendees as string[] | undefined)?.join(", ") ?? "no attendees"}.`,
+        text:
+          `Created event evt_1042 "${args.summary}" from ${args.start} to ${args.end} with ` +
+          `${(args.attendees as string[] | undefined)?.join(", ") ?? "no attendees"}.`,
       },
     ],
   }),

@@ -8,6 +8,7 @@ export function checkArguments(tool: string, schema: unknown, args: unknown): vo
   const result = new Validator(schema as Schema, "2020-12", false).validate(args);
   if (!result.valid)
     throw new Error(
-      `script error: arguments for ${tool} do not match its input schema: ${result.errors.map((e) => e.error).join("; ")}`,
+      `script error: arguments for ${tool} do not match its input schema: ` +
+        `${result.errors.map((e) => e.error).join("; ")}`,
     );
 }

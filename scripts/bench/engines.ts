@@ -117,7 +117,8 @@ export function warmUp(t: TenantRows, tools = 1_000): void {
   MiniSearch.loadJSON<SearchDocument>(JSON.stringify(ms), miniSearchOptions()).search(FIRST_QUERY);
   const db = new DatabaseSync(":memory:");
   db.exec(
-    `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FIELDS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`,
+    `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FIELDS.join(", ")}, tokenize = ` +
+      `"unicode61 remove_diacritics 0")`,
   );
   const insert = db.prepare(
     `INSERT INTO tools (id, ${FIELDS.join(", ")}) VALUES (?, ${FIELDS.map(() => "?").join(", ")})`,
@@ -276,7 +277,8 @@ export class Fts5Engine implements Engine {
     rmSync(path, { force: true });
     const db = new DatabaseSync(path);
     db.exec(
-      `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FTS_COLUMNS.join(", ")}, tokenize = "unicode61 remove_diacritics 0")`,
+      `CREATE VIRTUAL TABLE tools USING fts5(id UNINDEXED, ${FTS_COLUMNS.join(", ")}, tokenize ` +
+        `= "unicode61 remove_diacritics 0")`,
     );
     const insert = db.prepare(
       `INSERT INTO tools (id, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`,

@@ -15,23 +15,24 @@ export interface BenchTool {
 }
 
 const VERBS = (
-  "get list create update delete search send fetch add remove set find check run start stop upload download export import " +
-  "sync generate convert validate calculate schedule cancel archive publish share move copy rename merge close open assign " +
-  "invite approve reject translate summarize analyze query subscribe track monitor refresh retrieve lookup resolve estimate " +
-  "book reserve pay refund transfer notify compare count enable disable restore"
+  "get list create update delete search send fetch add remove set find check run start stop upload download export " +
+  "import sync generate convert validate calculate schedule cancel archive publish share move copy rename merge " +
+  "close open assign invite approve reject translate summarize analyze query subscribe track monitor refresh " +
+  "retrieve lookup resolve estimate book reserve pay refund transfer notify compare count enable disable restore"
 ).split(" ");
 
 const OBJECTS = (
-  "issue|pull request|repository|branch|commit|file|folder|document|spreadsheet|message|channel|thread|user|team|project|task|" +
-  "ticket|invoice|payment|customer|order|product|event|calendar|meeting|contact|lead|deal|campaign|email|template|report|" +
-  "dashboard|metric|alert|incident|deployment|container|cluster|database|table|record|webhook|token|secret|api key|certificate|" +
-  "domain|dns record|bucket|object|image|video|playlist|song|album|artist|weather forecast|flight|hotel room|stock quote|" +
-  "exchange rate|recipe|note|page|comment|label|milestone|release|workflow|job|pipeline|build|log|trace|span|snapshot|backup|" +
-  "volume|instance|function|queue|topic|subscription|plan|coupon|discount|shipment|package|address|location|route|map|" +
-  "translation|transcript|summary|chart|form|survey|response|question|answer|article|post|story|tweet|profile|follower|" +
-  "group|role|permission|policy|audit log|session|device|sensor|reading|reminder|todo|board|card|sprint|epic|worklog|" +
-  "employee|candidate|job posting|expense|receipt|budget|forecast|account|balance|transaction|portfolio|order book|" +
-  "vulnerability|scan|finding|package version|dependency|license|quota|usage|bill|credit|vector|embedding|index|model|dataset"
+  "issue|pull request|repository|branch|commit|file|folder|document|spreadsheet|message|channel|thread|user|team|" +
+  "project|task|ticket|invoice|payment|customer|order|product|event|calendar|meeting|contact|lead|deal|campaign|" +
+  "email|template|report|dashboard|metric|alert|incident|deployment|container|cluster|database|table|record|" +
+  "webhook|token|secret|api key|certificate|domain|dns record|bucket|object|image|video|playlist|song|album|artist|" +
+  "weather forecast|flight|hotel room|stock quote|exchange rate|recipe|note|page|comment|label|milestone|release|" +
+  "workflow|job|pipeline|build|log|trace|span|snapshot|backup|volume|instance|function|queue|topic|subscription|" +
+  "plan|coupon|discount|shipment|package|address|location|route|map|translation|transcript|summary|chart|form|" +
+  "survey|response|question|answer|article|post|story|tweet|profile|follower|group|role|permission|policy|" +
+  "audit log|session|device|sensor|reading|reminder|todo|board|card|sprint|epic|worklog|employee|candidate|" +
+  "job posting|expense|receipt|budget|forecast|account|balance|transaction|portfolio|order book|vulnerability|scan|" +
+  "finding|package version|dependency|license|quota|usage|bill|credit|vector|embedding|index|model|dataset"
 ).split("|");
 
 const ADJECTIVES = (
@@ -65,9 +66,10 @@ const SYLLABLES = "ka ze ro mi tu vo la ne xi qua bri sto fen dal mor pix gro ta
 );
 
 const PARAM_BASES = (
-  "limit cursor page per_page query start_date end_date owner repo channel_id text title body status tags sort order " +
-  "include_archived format fields filter timezone locale currency amount email user_id project_id workspace_id since until " +
-  "max_results offset language region country city latitude longitude radius units verbose dry_run force recursive path"
+  "limit cursor page per_page query start_date end_date owner repo channel_id text title body status tags sort " +
+  "order include_archived format fields filter timezone locale currency amount email user_id project_id " +
+  "workspace_id since until max_results offset language region country city latitude longitude radius units " +
+  "verbose dry_run force recursive path"
 ).split(" ");
 
 type Style = (words: string[], server: string) => string;
@@ -179,7 +181,8 @@ function description(rand: Random, g: Gist, common: () => string, rare: () => st
   const sentences = [
     pick(rand, [
       `${cap(g.verb)} ${pick(rand, ["a", "the", "one or more"])} ${thing} in ${g.product}.`,
-      `${cap(g.verb)}s ${thing}s for the authenticated ${pick(rand, ["user", "account", "workspace", "organization"])}.`,
+      `${cap(g.verb)}s ${thing}s for the authenticated ` +
+        `${pick(rand, ["user", "account", "workspace", "organization"])}.`,
       `Use this tool to ${g.verb} ${thing}s stored in ${g.product}.`,
       `${cap(g.verb)} ${thing} by id.`,
     ]),
@@ -189,11 +192,11 @@ function description(rand: Random, g: Gist, common: () => string, rare: () => st
     const filler = Array.from({ length: int(rand, 4, 12) }, () => (rand() < 0.3 ? rare() : common()));
     sentences.push(`${cap(filler.join(" "))}.`);
   }
-  if (rand() < 0.5)
-    sentences.push(
-      `Returns ${pick(rand, ["a list of", "the", "a paginated list of", "details of the"])} ${g.object}s ${pick(rand, ["as JSON", "with their ids", "matching the filters", ""])}`.trim() +
-        ".",
-    );
+  if (rand() < 0.5) {
+    const what = pick(rand, ["a list of", "the", "a paginated list of", "details of the"]);
+    const how = pick(rand, ["as JSON", "with their ids", "matching the filters", ""]);
+    sentences.push(`${`Returns ${what} ${g.object}s ${how}`.trim()}.`);
+  }
   return sentences.join(" ");
 }
 

@@ -60,7 +60,8 @@ export async function parseToolBatch(
         {
           index: limits.max_tools_per_batch,
           reasons: [
-            `a batch holds at most ${limits.max_tools_per_batch} tools; split the upload ${limitNote("max_tools_per_batch", limits)}`,
+            `a batch holds at most ${limits.max_tools_per_batch} tools; split the upload ` +
+              `${limitNote("max_tools_per_batch", limits)}`,
           ],
         },
       ],

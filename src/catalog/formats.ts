@@ -34,7 +34,8 @@ export function toolInputSchemas(limits: Limits) {
     .string()
     .refine(
       (d) => utf8Bytes(d) <= limits.max_description_bytes,
-      `descriptions are at most ${limits.max_description_bytes} bytes of UTF-8 ${limitNote("max_description_bytes", limits)}`,
+      `descriptions are at most ${limits.max_description_bytes} bytes of UTF-8 ` +
+        `${limitNote("max_description_bytes", limits)}`,
     );
   const schemaObject = (what: string) =>
     boundedObject(what, limits).refine(

@@ -33,7 +33,9 @@ export function boundedObject(what: string, limits: Pick<Limits, "max_schema_byt
     if (depth > limits.max_schema_depth) {
       ctx.addIssue({
         code: "custom",
-        message: `${what} is nested more than ${limits.max_schema_depth} levels deep ${limitNote("max_schema_depth", limits)}`,
+        message:
+          `${what} is nested more than ${limits.max_schema_depth} levels deep ` +
+          `${limitNote("max_schema_depth", limits)}`,
       });
       return; // too deep to serialise safely
     }

@@ -85,7 +85,10 @@ export function openaiNamespaces(entries: readonly ExportEntry[], servers: reado
   }));
 }
 
-/** OpenAI's `tool_search` tool, executed by the client (this service), with tool_search's own description and parameters. */
+/**
+ * OpenAI's `tool_search` tool, executed by the client (this service), with tool_search's own description and
+ * parameters.
+ */
 export function openaiClientToolSearch(toolSearch: ToolRow): Definition {
   return {
     type: "tool_search",

@@ -163,7 +163,10 @@ export class TenantClient {
     return this.call("POST", "/search", { json: body });
   }
 
-  /** GET .../catalog/export: one page of the catalog in a vendor's deferred form (`format` anthropic or openai-responses). */
+  /**
+   * GET .../catalog/export: one page of the catalog in a vendor's deferred form (`format` anthropic or
+   * openai-responses).
+   */
   catalogExport(query: CatalogExportQuery): Promise<CatalogExport> {
     return this.call("GET", "/catalog/export", { query: query as Query });
   }
@@ -188,14 +191,18 @@ export class TenantClient {
     return this.call("POST", "/plan", { json: body });
   }
 
-  /** POST .../tool-results: an MCP CallToolResult as {textResultForLlm, resultType, sessionLog, binaryResultsForLlm}. */
+  /**
+   * POST .../tool-results: an MCP CallToolResult as {textResultForLlm, resultType, sessionLog, binaryResultsForLlm}.
+   */
   convertToolResult(result: CallToolResult): Promise<ToolResultObject> {
     return this.call("POST", "/tool-results", { json: result });
   }
 
   /** Agent sessions (search scope). */
   readonly sessions = {
-    /** POST .../sessions: every option is optional; a retried create with the same session_id answers the same session. */
+    /**
+     * POST .../sessions: every option is optional; a retried create with the same session_id answers the same session.
+     */
     create: (body: CreateSessionRequest = {}): Promise<Session> => this.call("POST", "/sessions", { json: body }),
   };
 
@@ -260,7 +267,10 @@ export class SessionClient {
     return this.call("PUT", "/tools", { json: { tools } });
   }
 
-  /** POST .../sessions/{id}/resolve: the definition of a tool the model called; 409 tool-not-active carries the rescue message. */
+  /**
+   * POST .../sessions/{id}/resolve: the definition of a tool the model called; 409 tool-not-active carries the rescue
+   * message.
+   */
   resolve(body: ResolveRequest): Promise<ResolvedTool> {
     return this.call("POST", "/resolve", { json: body });
   }

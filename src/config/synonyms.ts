@@ -47,7 +47,9 @@ export function synonymsSchema(limits: Limits) {
       if (keys.length > limits.max_synonyms) {
         ctx.addIssue({
           code: "custom",
-          message: `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length} ${limitNote("max_synonyms", limits)}`,
+          message:
+            `at most ${limits.max_synonyms} synonym keys per tenant; got ${keys.length} ` +
+            `${limitNote("max_synonyms", limits)}`,
         });
       }
       for (const key of keys) {
@@ -56,8 +58,10 @@ export function synonymsSchema(limits: Limits) {
       }
     })
     .describe(
-      `Key (a word or phrase users say) -> expansions (words or phrases tools use), each up to ${MAX_CHARS} characters and ${MAX_WORDS} words; ` +
-        `at most ${limits.max_synonyms} keys and ${limits.max_synonym_expansions} expansions per key. One way: map both directions to make words mutual.`,
+      `Key (a word or phrase users say) -> expansions (words or phrases tools use), each up to ` +
+        `${MAX_CHARS} characters and ${MAX_WORDS} words; ` +
+        `at most ${limits.max_synonyms} keys and ${limits.max_synonym_expansions} expansions per ` +
+        `key. One way: map both directions to make words mutual.`,
     )
     .meta({ id: "Synonyms", example: { repo: ["repository"], pr: ["pull request"] } });
 }

@@ -92,7 +92,8 @@ export class Access {
     if (active >= limits.max_keys_per_tenant) {
       return fail(
         "conflict",
-        `This tenant holds ${active} active keys, the most it may hold ${limitNote("max_keys_per_tenant", limits)}. Revoke unused keys first.`,
+        `This tenant holds ${active} active keys, the most it may hold ` +
+          `${limitNote("max_keys_per_tenant", limits)}. Revoke unused keys first.`,
       );
     }
     const created = Date.now();
@@ -142,7 +143,8 @@ export class Access {
     this.tenant.transaction(() => {
       this.tenant.sql.exec(`UPDATE keys SET revoked_at = ? WHERE id = ?`, Date.now(), keyId);
       this.tenant.sql.exec(
-        `DELETE FROM keys WHERE id IN (SELECT id FROM keys WHERE revoked_at IS NOT NULL ORDER BY revoked_at DESC, id LIMIT -1 OFFSET ?)`,
+        `DELETE FROM keys WHERE id IN (SELECT id FROM keys WHERE revoked_at IS NOT NULL ORDER BY ` +
+          `revoked_at DESC, id LIMIT -1 OFFSET ?)`,
         limits.max_keys_per_tenant,
       );
       this.tenant.auditLog.record(caller, "key.revoke", { key_id: keyId });

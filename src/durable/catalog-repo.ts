@@ -173,7 +173,8 @@ export class CatalogRepo {
 
   setServerDefer(server: string, deferTools: Defer): void {
     this.sql.exec(
-      `INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET defer_tools = excluded.defer_tools`,
+      `INSERT INTO servers (name, defer_tools) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET ` +
+        `defer_tools = excluded.defer_tools`,
       server,
       deferTools,
     );

@@ -34,7 +34,8 @@ interface FactsSql {
   [key: string]: SqlStorageValue;
 }
 
-const FACTS = `SELECT t.id AS id, t.server AS server, t.model_name AS model_name, t.defer AS defer, s.defer_tools AS defer_tools
+const FACTS = `SELECT t.id AS id, t.server AS server, t.model_name AS model_name, t.defer AS defer,
+                      s.defer_tools AS defer_tools
                  FROM tools t LEFT JOIN servers s ON s.name = t.server`;
 
 const IN_CHUNK = 90;
@@ -117,7 +118,8 @@ export class CatalogViews {
     }
     const cursor = this.sql.exec<{ id: string; description: string; defer: string | null; defer_tools: string | null }>(
       `SELECT t.id AS id, t.description AS description, t.defer AS defer, s.defer_tools AS defer_tools
-         FROM tools t LEFT JOIN servers s ON s.name = t.server ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY t.id`,
+         FROM tools t LEFT JOIN servers s ON s.name = t.server
+         ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY t.id`,
       ...params,
     );
     const lines: DeferredLine[] = [];
@@ -173,7 +175,8 @@ export class CatalogViews {
   private countMissing(count: TokenCounter): void {
     const stale = this.sql
       .exec<{ id: string }>(
-        `SELECT t.id AS id FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS NULL OR k.hash <> t.hash`,
+        `SELECT t.id AS id FROM tools t LEFT JOIN tool_tokens k ON k.id = t.id WHERE k.hash IS ` +
+          `NULL OR k.hash <> t.hash`,
       )
       .toArray()
       .map((r) => r.id);
@@ -189,7 +192,8 @@ export class CatalogViews {
           description: string;
           input_schema: string;
         }>(
-          `SELECT id, hash, server, name, model_name, description, input_schema FROM tools WHERE id IN (${part.map(() => "?").join(", ")})`,
+          `SELECT id, hash, server, name, model_name, description, input_schema FROM tools WHERE ` +
+            `id IN (${part.map(() => "?").join(", ")})`,
           ...part,
         )
         .toArray();

@@ -92,7 +92,8 @@ export class CatalogWrites {
     if (total > limits.max_tools_per_tenant) {
       return fail(
         "conflict",
-        `This change would leave ${total} tools in the catalog, more than a tenant may hold ${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`,
+        `This change would leave ${total} tools in the catalog, more than a tenant may hold ` +
+          `${limitNote("max_tools_per_tenant", limits)}. Remove tools first.`,
       );
     }
     const newServers = repo.missingServers([...rows.map((r) => r.server), ...(server ? [server.server] : [])]);
@@ -100,7 +101,8 @@ export class CatalogWrites {
     if (newServers.length > 0 && servers > limits.max_servers_per_tenant) {
       return fail(
         "conflict",
-        `This change would leave ${servers} servers in the catalog, more than a tenant may hold ${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`,
+        `This change would leave ${servers} servers in the catalog, more than a tenant may hold ` +
+          `${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`,
       );
     }
     const clash = this.modelNameClashes(changed, new Set(removals));

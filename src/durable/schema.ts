@@ -32,7 +32,8 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE session_tools (
        session_id TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, content TEXT NOT NULL,
        PRIMARY KEY (session_id, position)) WITHOUT ROWID`,
-    `CREATE TABLE tool_tokens (id TEXT PRIMARY KEY, hash TEXT NOT NULL, definition INTEGER NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID`,
+    `CREATE TABLE tool_tokens (id TEXT PRIMARY KEY, hash TEXT NOT NULL, definition INTEGER ` +
+      `NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID`,
     `CREATE INDEX tools_by_name ON tools (name)`,
   ],
   // Turns for clients that cannot announce them (MCP, issue 7): a quiet spell starts the next one.

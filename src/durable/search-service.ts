@@ -169,16 +169,21 @@ export class SearchService {
     });
     let message: string | undefined;
     if (results.length === 0) {
-      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model should know what came close.
+      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model
+      // should know what came close.
       const closest = index
         .search(query, { ...options, limit: 3, threshold: 0 })
         .filter((h) => h.score >= threshold / 2);
       message =
         closest.length > 0
-          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
-            `they share only words that many tools use. If one of them is meant, search again with more words about the task, or pass a lower "threshold".`
-          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools in this catalog is about these words, ` +
-            `so searching again with synonyms is unlikely to help: tell the user no such tool is available, or pass a lower "threshold" to see weaker matches.`;
+          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ` +
+            `${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
+            `they share only words that many tools use. If one of them is meant, search again with ` +
+            `more words about the task, or pass a lower "threshold".`
+          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools ` +
+            `in this catalog is about these words, ` +
+            `so searching again with synonyms is unlikely to help: tell the user no such tool is ` +
+            `available, or pass a lower "threshold" to see weaker matches.`;
     }
     return ok({
       results,

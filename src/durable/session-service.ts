@@ -73,7 +73,9 @@ export class SessionService {
     if (live >= limits.max_sessions_per_tenant) {
       return fail(
         "conflict",
-        `This tenant has ${live} live sessions, the most it may hold ${limitNote("max_sessions_per_tenant", limits)}. DELETE sessions that have ended, or lower session_ttl_seconds.`,
+        `This tenant has ${live} live sessions, the most it may hold ` +
+          `${limitNote("max_sessions_per_tenant", limits)}. DELETE sessions that have ended, or ` +
+          `lower session_ttl_seconds.`,
       );
     }
     const clash = tools ? this.clashes(tools) : null;
@@ -186,7 +188,10 @@ export class SessionService {
     });
   }
 
-  /** A call that names a session keeps it alive for another ttl_seconds. The alarm already planned is earlier; it re-plans itself. */
+  /**
+   * A call that names a session keeps it alive for another ttl_seconds. The alarm already planned is earlier; it
+   * re-plans itself.
+   */
   touch(session: SessionRecord, now: number): void {
     session.expiresAt = now + session.ttlSeconds * 1000;
     this.tenant.sessionStore.touch(session.id, session.expiresAt);
@@ -280,7 +285,8 @@ export class SessionService {
     const pairs = [...owners].map(([name, id]) => `'${name}' (catalog tool ${id})`);
     return fail(
       "conflict",
-      `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. Rename them; the previous tools stay in place.`,
+      `Session tool names clash with catalog tools' model-facing names: ${pairs.join(", ")}. ` +
+        `Rename them; the previous tools stay in place.`,
       {
         clashes: [...owners.keys()],
       },

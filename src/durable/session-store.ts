@@ -58,8 +58,8 @@ export class SessionStore {
 
   insert(s: SessionRecord, fingerprint: string): void {
     this.sql.exec(
-      `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline, deferred_tool_loading, tools_version,
-                             turn_idle_seconds, last_search_at, fingerprint)
+      `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline,
+                             deferred_tool_loading, tools_version, turn_idle_seconds, last_search_at, fingerprint)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id,
       s.createdAt,
@@ -98,7 +98,8 @@ export class SessionStore {
   /** The next turn. `explicit`: the client asked for it, which ends idle turns for the session. */
   startTurn(id: string, explicit: boolean): void {
     this.sql.exec(
-      `UPDATE sessions SET turn = turn + 1, turn_searches = 0${explicit ? ", turn_idle_seconds = NULL" : ""} WHERE id = ?`,
+      `UPDATE sessions SET turn = turn + 1, turn_searches = ` +
+        `0${explicit ? ", turn_idle_seconds = NULL" : ""} WHERE id = ?`,
       id,
     );
   }

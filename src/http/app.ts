@@ -87,7 +87,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
           c,
           errorBody(
             "payload-too-large",
-            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
+            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
+              `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
           ),
         ),
     }),
@@ -115,7 +116,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
       title: "tool-search",
       version: API_VERSION,
       description:
-        "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or keywords. Errors are always {error, message}.",
+        "Multi-tenant tool search for AI agents: upload tool catalogs, find tools by id or " +
+        "keywords. Errors are always {error, message}.",
     },
   });
   // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN

@@ -77,13 +77,15 @@ export function bodyGuard(limits: Limits): MiddlewareHandler {
     if (problem?.kind === "depth") {
       refuse(
         "invalid-request",
-        `The request body nests deeper than ${limits.max_json_depth} levels; flatten it ${limitNote("max_json_depth", limits)}.`,
+        `The request body nests deeper than ${limits.max_json_depth} levels; flatten it ` +
+          `${limitNote("max_json_depth", limits)}.`,
       );
     }
     if (problem?.kind === "surrogate") {
       refuse(
         "invalid-request",
-        `The request body holds a lone UTF-16 surrogate escape (at character ${problem.at}); strings must be valid Unicode.`,
+        `The request body holds a lone UTF-16 surrogate escape (at character ${problem.at}); ` +
+          `strings must be valid Unicode.`,
       );
     }
     await next();

@@ -10,7 +10,8 @@ import { limitNote, type Limits } from "../config/limits.ts";
 export const ExportFormatSchema = z
   .enum(EXPORT_FORMATS)
   .describe(
-    "anthropic: Messages API tools with defer_loading; openai-responses: Responses API namespaces per server with deferred functions",
+    "anthropic: Messages API tools with defer_loading; openai-responses: Responses API " +
+      "namespaces per server with deferred functions",
   );
 
 export function exportQuerySchema(limits: Limits) {
@@ -42,8 +43,10 @@ export const CatalogExportSchema = z
     tools: z
       .array(z.record(z.string(), z.unknown()))
       .describe(
-        "Ready for the request's `tools`: concatenate the pages. openai-responses: one namespace per server; a server split " +
-          "across pages (only when it alone exceeds `limit`) appears on each page under the same name: merge their `tools`",
+        "Ready for the request's `tools`: concatenate the pages. openai-responses: one namespace " +
+          "per server; a server split " +
+          "across pages (only when it alone exceeds `limit`) appears on each page under the same " +
+          "name: merge their `tools`",
       ),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
   })

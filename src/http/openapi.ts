@@ -1,4 +1,6 @@
-/** Small builders for route declarations, so each route reads as what it accepts, whom it serves and what it returns. */
+/**
+ * Small builders for route declarations, so each route reads as what it accepts, whom it serves and what it returns.
+ */
 import type { z } from "zod";
 import type { Scope } from "../durable/keys.ts";
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";

@@ -36,7 +36,8 @@ export async function checkRateLimit(env: Env, subject: RateLimitSubject): Promi
   return {
     body: errorBody(
       "rate-limited",
-      `Too many requests for ${who}; retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds. (A session's search budget is a different limit: search-budget-exhausted.)`,
+      `Too many requests for ${who}; retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds. (A ` +
+        `session's search budget is a different limit: search-budget-exhausted.)`,
       { retry_after_seconds: RATE_LIMIT_PERIOD_SECONDS },
     ),
     retryAfterSeconds: RATE_LIMIT_PERIOD_SECONDS,

@@ -59,7 +59,10 @@ export function createKeySchema(limits: Limits) {
     })
     .meta({ id: "CreateKey", example: { scopes: ["search"], label: "agent backend" } });
 }
-/** The key-creation body at the default limits: for the typed client's types (routes build theirs from the deployment's). */
+/**
+ * The key-creation body at the default limits: for the typed client's types (routes build theirs from the
+ * deployment's).
+ */
 export const CreateKeySchema = createKeySchema(DEFAULT_LIMITS);
 export const KeyInfoSchema = z
   .object({
@@ -106,7 +109,8 @@ export const AuditEntrySchema = z
     details: z
       .record(z.string(), z.unknown())
       .describe(
-        "Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, tools added/updated/unchanged/removed, the server",
+        "Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, " +
+          "tools added/updated/unchanged/removed, the server",
       ),
   })
   .meta({
@@ -349,13 +353,15 @@ export function searchRequestSchema(limits: Limits) {
         .max(100)
         .optional()
         .describe(
-          "Score the best ranked hit must reach (others then need half of it); overrides the tenant and deployment default",
+          "Score the best ranked hit must reach (others then need half of it); overrides the " +
+            "tenant and deployment default",
         ),
       format: SearchFormatSchema.optional().describe(
         "mcp, anthropic, openai, openai-responses: include each result's full definition in this format. " +
-          "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of tool_reference blocks " +
-          "for the search tool call `call_id`. openai-tool-search-output: also answer with `input_items`, the OpenAI " +
-          "tool_search_output item (and, when nothing matched, a developer message) for the tool_search_call `call_id`",
+          "anthropic-tool-reference: also answer with `tool_result`, the Anthropic tool_result block of " +
+          "tool_reference blocks for the search tool call `call_id`. openai-tool-search-output: also answer with " +
+          "`input_items`, the OpenAI tool_search_output item (and, when nothing matched, a developer message) for " +
+          "the tool_search_call `call_id`",
       ),
       call_id: z
         .string()
@@ -363,11 +369,13 @@ export function searchRequestSchema(limits: Limits) {
         .max(256)
         .optional()
         .describe(
-          "With the vendor formats (and only with them): the id of the model's search call (Anthropic tool_use.id, OpenAI tool_search_call.call_id)",
+          "With the vendor formats (and only with them): the id of the model's search call " +
+            "(Anthropic tool_use.id, OpenAI tool_search_call.call_id)",
         ),
       explain: z.boolean().optional().describe("Include per-result matched terms and score parts"),
       session_id: SessionIdSchema.optional().describe(
-        "Search inside this session: counts against its per-turn budget (429 when spent) and activates the results before the answer is sent",
+        "Search inside this session: counts against its per-turn budget (429 when spent) and " +
+          "activates the results before the answer is sent",
       ),
     })
     .refine((r) => (r.tool_id === undefined) !== (r.query === undefined), {
@@ -375,7 +383,8 @@ export function searchRequestSchema(limits: Limits) {
     })
     .refine((r) => (r.call_id !== undefined) === isVendorSearchFormat(r.format), {
       message:
-        "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which need it (the id of the model's search call)",
+        "call_id goes with format anthropic-tool-reference or openai-tool-search-output, which " +
+        "need it (the id of the model's search call)",
       path: ["call_id"],
     })
     .meta({
@@ -436,9 +445,11 @@ export const SearchResultSchema = z
     match: z
       .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "terms"])
       .describe(
-        "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the query is the tool's name, " +
-          "the tail of its namespaced name, or its server: listed first, whatever the score); name-words (every query word " +
-          "is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked by score)",
+        "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the " +
+          "query is the tool's name, " +
+          "the tail of its namespaced name, or its server: listed first, whatever the score); name-words (every " +
+          "query word is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked by " +
+          "score)",
       ),
     definition: z.record(z.string(), z.unknown()).optional(),
     explain: z
@@ -472,7 +483,8 @@ export const SearchResponseSchema = z
     activated: z
       .array(z.string())
       .describe(
-        "Tool ids this search made callable in its session (the results that were neither activated before nor always loaded); empty without session_id",
+        "Tool ids this search made callable in its session (the results that were neither " +
+          "activated before nor always loaded); empty without session_id",
       ),
     budget: BudgetSchema.optional().describe("The session's budget after this search (with session_id only)"),
     threshold: z.number().describe("The threshold applied"),
@@ -490,7 +502,8 @@ export const SearchResponseSchema = z
       .optional()
       .describe(
         "format openai-tool-search-output: the items to append to the next request's input: " +
-          '{"type":"tool_search_output","call_id":...,"execution":"client","status":"completed","tools":[namespaces]}, ' +
+          '{"type":"tool_search_output","call_id":...,"execution":"client",' +
+          '"status":"completed","tools":[namespaces]}, ' +
           "then a developer message with the message when nothing matched (or with the error JSON on a refusal)",
       ),
   })

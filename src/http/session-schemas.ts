@@ -74,7 +74,8 @@ export const SessionSchema = z
       .int()
       .nullable()
       .describe(
-        "When set, a search this many seconds after the previous one starts the next turn by itself (MCP sessions); null: turns start only when asked",
+        "When set, a search this many seconds after the previous one starts the next turn by " +
+          "itself (MCP sessions); null: turns start only when asked",
       ),
   })
   .meta({
@@ -106,7 +107,8 @@ export const StartTurnSchema = z
       .min(1)
       .optional()
       .describe(
-        "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried call is safe " +
+        "The turn you mean to start (current + 1). Repeating the current turn's number changes " +
+          "nothing, so a retried call is safe " +
           "(and `1` on a new session just says the client announces its turns, which switches idle turns off)",
       ),
   })
@@ -294,7 +296,8 @@ export const PlanResponseSchema = z
       enabled: false,
       reason: "under-thresholds",
       message:
-        "The 65 deferrable definitions take 4951 tokens (2.48 % of the 200000-token context window): under both min_pct 5 % and min_tokens 50000, so loading them all is cheaper.",
+        "The 65 deferrable definitions take 4951 tokens (2.48 % of the 200000-token context " +
+        "window): under both min_pct 5 % and min_tokens 50000, so loading them all is cheaper.",
       context_window: 200000,
       thresholds: { min_tools: 30, min_pct: 5, min_tokens: 50000 },
       share_pct: 2.4755,

@@ -15,10 +15,10 @@ export const TOOL_DESCRIBE_NAME = "tool_describe";
 export const TURN_META_KEY = "tool-search/turn";
 
 export const SERVER_INSTRUCTIONS =
-  "Tool search for a large tool catalog. Call tool_search with `query` (keywords) or `tool_id` ('server::tool') to find " +
-  "tools that are not loaded yet; the tools found are activated in this session at once. Call tool_describe with a " +
-  "`tool_id` for a tool's full definition (input schema). A turn allows a few searches: when tool_search answers " +
-  "search-budget-exhausted, use a tool you already have or ask the user.";
+  "Tool search for a large tool catalog. Call tool_search with `query` (keywords) or `tool_id` ('server::tool') to " +
+  "find tools that are not loaded yet; the tools found are activated in this session at once. Call tool_describe " +
+  "with a `tool_id` for a tool's full definition (input schema). A turn allows a few searches: when tool_search " +
+  "answers search-budget-exhausted, use a tool you already have or ask the user.";
 
 export interface McpToolDefinition {
   name: string;
@@ -33,7 +33,8 @@ export const TOOL_DESCRIBE: McpToolDefinition = {
   title: "Describe a tool",
   description:
     "The full definition of one catalog tool by its id ('server::tool', as tool_search returns it): description and " +
-    "input schema, so you know how to call it. It does not search, activate the tool or count against the search budget.",
+    "input schema, so you know how to call it. It does not search, activate the tool or count against the search " +
+    "budget.",
   inputSchema: {
     type: "object",
     properties: { tool_id: { type: "string", description: "The exact id 'server::tool'." } },

@@ -37,7 +37,9 @@ const MAX_PARAM_DEPTH = 4;
  */
 export const PHRASE_TERMS = 8;
 
-/** The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases. */
+/**
+ * The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases.
+ */
 export function fieldTerms(field: string, text: string): string[] {
   const terms = analyze(text);
   return field === "description" ? [...terms, ...phrases(terms.slice(0, PHRASE_TERMS))] : terms;

@@ -149,7 +149,8 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
   store.frozenEntries = frozenEntries(store.counts);
   store.postings = sections.postings;
   checkOffsets(store.offsets, store.postings.length);
-  for (const f of FIELDS) store.lengths[f] = int32(sections[`length:${f}`], meta.slots + 1, `length:${f}`).slice(); // written in place
+  // Copied: the lengths are written in place as documents are added.
+  for (const f of FIELDS) store.lengths[f] = int32(sections[`length:${f}`], meta.slots + 1, `length:${f}`).slice();
   store.totals = meta.totals;
   store.docs = meta.docs;
   store.dead = new Uint8Array(meta.slots + 1);

@@ -50,34 +50,45 @@ export function decidePlan(input: PlanInput, t: PlanThresholds): PlanDecision {
     return {
       enabled: true,
       reason: "forced",
-      message: `min_pct and min_tokens are both 0, which forces tool search on for the ${deferredTools} deferrable tools.`,
+      message:
+        `min_pct and min_tokens are both 0, which forces tool search on for the ${deferredTools} ` +
+        `deferrable tools.`,
     };
   }
   if (deferredTools < t.min_tools) {
     return {
       enabled: false,
       reason: "below-min-tools",
-      message: `Only ${deferredTools} deferrable tools (fewer than min_tools ${t.min_tools}): load them all; a search step would cost more than it saves.`,
+      message:
+        `Only ${deferredTools} deferrable tools (fewer than min_tools ${t.min_tools}): load them ` +
+        `all; a search step would cost more than it saves.`,
     };
   }
   if (deferredTokens > (contextWindow * t.min_pct) / 100) {
     return {
       enabled: true,
       reason: "over-min-pct",
-      message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, ${pctText}, more than min_pct ${t.min_pct} %.`,
+      message:
+        `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, ${pctText}, ` +
+        `more than min_pct ${t.min_pct} %.`,
     };
   }
   if (deferredTokens > t.min_tokens) {
     return {
       enabled: true,
       reason: "over-min-tokens",
-      message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, more than min_tokens ${t.min_tokens}.`,
+      message:
+        `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens, more than ` +
+        `min_tokens ${t.min_tokens}.`,
     };
   }
   return {
     enabled: false,
     reason: "under-thresholds",
-    message: `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens (${pctText}): under both min_pct ${t.min_pct} % and min_tokens ${t.min_tokens}, so loading them all is cheaper.`,
+    message:
+      `The ${deferredTools} deferrable definitions take ${deferredTokens} tokens (${pctText}): ` +
+      `under both min_pct ${t.min_pct} % and min_tokens ${t.min_tokens}, so loading them all ` +
+      `is cheaper.`,
   };
 }
 

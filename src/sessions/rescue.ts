@@ -20,7 +20,10 @@ export function notActiveMessage(name: string, callable: readonly string[]): str
 
 /** Several active tools share the bare name given: the caller must say which. */
 export function ambiguousNameMessage(name: string, toolIds: readonly string[]): string {
-  return `Several active tools are named '${name}': ${toolIds.join(", ")}. Call resolve again with one of these tool ids or its model-facing name.`;
+  return (
+    `Several active tools are named '${name}': ${toolIds.join(", ")}. Call resolve again ` +
+    `with one of these tool ids or its model-facing name.`
+  );
 }
 
 export function unknownSessionMessage(sessionId: string, tenant: string): string {

@@ -38,7 +38,9 @@ const CATALOG_ONLY = ["server", "defer", "keywords"] as const;
 
 export type SessionToolsResult = { ok: true; tools: SessionTool[] } | { ok: false; errors: ItemError[] };
 
-/** Validates a whole list (any input format); either every item is a valid session tool, or every problem is reported. */
+/**
+ * Validates a whole list (any input format); either every item is a valid session tool, or every problem is reported.
+ */
 export function parseSessionTools(items: readonly unknown[], limits: Limits): SessionToolsResult {
   if (items.length > limits.max_session_tools) {
     return {
@@ -47,7 +49,8 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
         {
           index: limits.max_session_tools,
           reasons: [
-            `a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`,
+            `a session holds at most ${limits.max_session_tools} client tools ` +
+              `${limitNote("max_session_tools", limits)}`,
           ],
         },
       ],

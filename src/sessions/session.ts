@@ -67,8 +67,10 @@ export function sessionOptionsSchema(limits: Pick<Limits, "max_inline_tools">) {
       .max(TURN_IDLE_MAX_SECONDS)
       .optional()
       .describe(
-        "For clients that cannot say when a user message arrives (MCP clients): a search more than this many seconds after the " +
-          "session's previous search starts the next turn by itself. Starting a turn explicitly switches this off for the session",
+        "For clients that cannot say when a user message arrives (MCP clients): a search more " +
+          "than this many seconds after the " +
+          "session's previous search starts the next turn by itself. Starting a turn explicitly " +
+          "switches this off for the session",
       ),
   });
 }
@@ -151,7 +153,9 @@ export function turnStep(current: number, requested: number | undefined): TurnSt
   if (requested === current) return { kind: "repeat" };
   return {
     kind: "conflict",
-    message: `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ${current}), not ${requested}.`,
+    message:
+      `The session is in turn ${current}; you can start turn ${current + 1} (or repeat ` +
+      `${current}), not ${requested}.`,
   };
 }
 

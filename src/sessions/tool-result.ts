@@ -110,7 +110,8 @@ export function toToolResult(input: CallToolResult): ToolResultObject {
       }
       case "resource_link":
         text.push(
-          `Resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? ` - ${block.description}` : ""}`,
+          `Resource link: ` +
+            `${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? ` - ${block.description}` : ""}`,
         );
         break;
       default:
@@ -124,7 +125,9 @@ export function toToolResult(input: CallToolResult): ToolResultObject {
   return {
     textResultForLlm,
     resultType,
-    sessionLog: `${resultType}: ${blocks}; ${textResultForLlm.length} characters of text, ${binary.length} binary result${binary.length === 1 ? "" : "s"}`,
+    sessionLog:
+      `${resultType}: ${blocks}; ${textResultForLlm.length} characters of text, ` +
+      `${binary.length} binary result${binary.length === 1 ? "" : "s"}`,
     binaryResultsForLlm: binary,
   };
 }

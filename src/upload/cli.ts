@@ -195,9 +195,9 @@ async function fromMcpConfig(
       const configured = servers[next++]!;
       try {
         const listed = await listServerTools(configured, version);
-        note(
-          `${configured.key}: ${listed.tools.length} tools listed (${listed.pages} page${listed.pages === 1 ? "" : "s"})${configured.server !== configured.key ? ` -> server '${configured.server}'` : ""}`,
-        );
+        const pages = `${listed.pages} page${listed.pages === 1 ? "" : "s"}`;
+        const renamed = configured.server !== configured.key ? ` -> server '${configured.server}'` : "";
+        note(`${configured.key}: ${listed.tools.length} tools listed (${pages})${renamed}`);
         if (listed.missing.length)
           note(`note: '${configured.key}' allows tools it does not have: ${listed.missing.join(", ")}`);
         uploads.push({
@@ -252,11 +252,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         retry: { retries: options.retries },
         onRetry: (e) =>
           progress.note(
-            `retrying ${e.method} ${e.path} in ${(e.delayMs / 1000).toFixed(1)} s (${e.reason}; retry ${e.attempt} of ${options.retries})`,
+            `retrying ${e.method} ${e.path} in ${(e.delayMs / 1000).toFixed(1)} s (${e.reason}; ` +
+              `retry ${e.attempt} of ${options.retries})`,
           ),
       });
       process.stdout.write(
-        `Uploading to ${options.url}, tenant '${options.tenant}'${options.replace ? ", replacing each server's set" : ""}\n`,
+        `Uploading to ${options.url}, tenant ` +
+          `'${options.tenant}'${options.replace ? ", replacing each server's set" : ""}\n`,
       );
       progress.start(uploads.reduce((n, u) => n + u.batches.reduce((m, b) => m + b.items.length, 0), 0));
       outcomes = await sendUploads(uploads, client.tenant(options.tenant!), {

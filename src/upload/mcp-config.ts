@@ -159,7 +159,8 @@ export async function listServerTools(configured: ConfiguredServer, clientVersio
     const why = e instanceof Error ? e.message : String(e);
     const stdio = transportKind(configured.entry) === "stdio";
     const hint = stdio
-      ? "; a stdio server sees only its `env` and a safe minimum of ours (PATH, HOME, ...): add what it needs (tokens, proxy or CA settings) to `env`"
+      ? "; a stdio server sees only its `env` and a safe minimum of ours (PATH, HOME, ...): add " +
+        "what it needs (tokens, proxy or CA settings) to `env`"
       : "";
     throw new Error(`${why}${stderrTail.length ? ` (server stderr: ${stderrTail.join(" | ")})` : ""}${hint}`);
   } finally {

@@ -52,7 +52,9 @@ export interface PlanOptions {
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
-/** Tools grouped by server, in order of first appearance. `server`: --server, else the tool's own, else the file's name. */
+/**
+ * Tools grouped by server, in order of first appearance. `server`: --server, else the tool's own, else the file's name.
+ */
 export function groupByServer(sources: Source[], forced?: string): ServerUpload[] {
   const groups = new Map<string, ServerUpload>();
   const group = (server: string) => {
@@ -101,7 +103,8 @@ export function groupByServer(sources: Source[], forced?: string): ServerUpload[
           g.rejected.push({
             where: source.file,
             reasons: [
-              `defer_tools "${source.deferTools}" differs from "${g.deferTools}" in another file of server '${g.server}'`,
+              `defer_tools "${source.deferTools}" differs from "${g.deferTools}" in another file of ` +
+                `server '${g.server}'`,
             ],
           });
         g.deferTools = source.deferTools;
@@ -174,9 +177,11 @@ export async function planUploads(groups: ServerUpload[], options: PlanOptions):
       group.rejected.push({
         where: `server '${group.server}'`,
         reasons: [
-          `${group.items.length} tools (${bytes} bytes) do not fit one request (--batch-size ${options.batchSize}, --max-body-bytes ${options.maxBodyBytes}); ` +
-            `--replace sends each server in one request so that the replacement stays all-or-nothing. Upload without --replace ` +
-            `(adds and updates in several requests, removes nothing), or raise the deployment's LIMITS and these options.`,
+          `${group.items.length} tools (${bytes} bytes) do not fit one request (--batch-size ` +
+            `${options.batchSize}, --max-body-bytes ${options.maxBodyBytes}); ` +
+            `--replace sends each server in one request so that the replacement stays all-or-nothing. Upload without ` +
+            `--replace (adds and updates in several requests, removes nothing), or raise the deployment's LIMITS and ` +
+            `these options.`,
         ],
       });
     }

@@ -71,8 +71,11 @@ function verdict(sum: Totals, dryRun: boolean, problems: boolean): string {
   if (dryRun) {
     return problems
       ? `Dry run, nothing sent: problems listed above (${sum.rejected} tools would be rejected).`
-      : `Dry run, nothing sent: all ${sum.tools} tools of ${servers} are valid (${sum.requests} request${sum.requests === 1 ? "" : "s"} planned).`;
+      : `Dry run, nothing sent: all ${sum.tools} tools of ${servers} are valid (${sum.requests} ` +
+          `request${sum.requests === 1 ? "" : "s"} planned).`;
   }
-  const parts = `${sum.added} added, ${sum.updated} updated, ${sum.unchanged} unchanged, ${sum.removed} removed, ${sum.rejected} rejected, ${sum.failed} failed`;
+  const parts =
+    `${sum.added} added, ${sum.updated} updated, ${sum.unchanged} unchanged, ${sum.removed} ` +
+    `removed, ${sum.rejected} rejected, ${sum.failed} failed`;
   return `${problems ? "Finished with problems, listed above" : "Done"} (${servers}): ${parts}.`;
 }

@@ -99,7 +99,8 @@ export function readSource(file: string): Source {
   if (list.deferTools) source.deferTools = list.deferTools;
   if (list.nextCursor) {
     source.notes.push(
-      `${name} is one page of a paginated tools/list (nextCursor is set): tools on later pages are not in it. Save every page, or upload with --mcp-config.`,
+      `${name} is one page of a paginated tools/list (nextCursor is set): tools on later pages ` +
+        `are not in it. Save every page, or upload with --mcp-config.`,
     );
   }
   return source;

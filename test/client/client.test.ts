@@ -111,63 +111,67 @@ describe("ToolSearchClient", () => {
     expect((await api.catalog()).tools).toBe(1);
   });
 
-  it("runs an agent session: search activates, the tool list and resolve follow, the spent budget is a 429 not retried", async () => {
-    const { id, created } = await freshTenant();
-    const requests: string[] = [];
-    const counting = (r: Request) => {
-      requests.push(`${r.method} ${new URL(r.url).pathname}`);
-      return worker(r);
-    };
-    const api = client(created.key, { fetch: counting, retry: { retries: 3, baseDelayMs: 1 } }).tenant(id);
-    await api.servers.replaceTools("fs", {
-      tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
-      defer_tools: "never",
-    });
-    await api.tools.upsert([{ server: "weather", ...weather }]);
+  it(
+    "runs an agent session: search activates, the tool list and resolve follow, the spent " +
+      "budget is a 429 not retried",
+    async () => {
+      const { id, created } = await freshTenant();
+      const requests: string[] = [];
+      const counting = (r: Request) => {
+        requests.push(`${r.method} ${new URL(r.url).pathname}`);
+        return worker(r);
+      };
+      const api = client(created.key, { fetch: counting, retry: { retries: 3, baseDelayMs: 1 } }).tenant(id);
+      await api.servers.replaceTools("fs", {
+        tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
+        defer_tools: "never",
+      });
+      await api.tools.upsert([{ server: "weather", ...weather }]);
 
-    const created_ = await api.sessions.create({ session_id: "chat-1", budget_cap: 1 });
-    expect(created_).toMatchObject({
-      session_id: "chat-1",
-      created: true,
-      turn: 1,
-      budget: { cap: 1, used: 0 },
-      always_loaded: ["fs::read_file"],
-    });
-    const session = api.session("chat-1");
+      const created_ = await api.sessions.create({ session_id: "chat-1", budget_cap: 1 });
+      expect(created_).toMatchObject({
+        session_id: "chat-1",
+        created: true,
+        turn: 1,
+        budget: { cap: 1, used: 0 },
+        always_loaded: ["fs::read_file"],
+      });
+      const session = api.session("chat-1");
 
-    const inactive = (await session
-      .resolve({ name: "weather__get_weather" })
-      .catch((e: unknown) => e)) as ToolSearchError;
-    expect(inactive.code).toBe("tool-not-active");
-    expect(inactive.status).toBe(409);
-    expect(inactive.body.message).toContain("tool_search(query='weather__get_weather')");
+      const inactive = (await session
+        .resolve({ name: "weather__get_weather" })
+        .catch((e: unknown) => e)) as ToolSearchError;
+      expect(inactive.code).toBe("tool-not-active");
+      expect(inactive.status).toBe(409);
+      expect(inactive.body.message).toContain("tool_search(query='weather__get_weather')");
 
-    const found = await session.search({ query: "weather for a city" });
-    expect(found).toMatchObject({ activated: ["weather::get_weather"], budget: { used: 1, cap: 1, remaining: 0 } });
-    expect((await session.resolve({ name: "weather__get_weather", format: "openai" })).definition).toMatchObject({
-      type: "function",
-    });
-    const list = await session.toolList({ format: "anthropic" });
-    expect(list.entries.map((e) => e.name)).toEqual(["tool_search", "fs__read_file", "weather__get_weather"]);
+      const found = await session.search({ query: "weather for a city" });
+      expect(found).toMatchObject({ activated: ["weather::get_weather"], budget: { used: 1, cap: 1, remaining: 0 } });
+      expect((await session.resolve({ name: "weather__get_weather", format: "openai" })).definition).toMatchObject({
+        type: "function",
+      });
+      const list = await session.toolList({ format: "anthropic" });
+      expect(list.entries.map((e) => e.name)).toEqual(["tool_search", "fs__read_file", "weather__get_weather"]);
 
-    requests.length = 0;
-    const spent = (await session.search({ query: "read a file" }).catch((e: unknown) => e)) as ToolSearchError;
-    expect(spent.status).toBe(429);
-    expect(spent.body).toMatchObject({ error: "search-budget-exhausted", budgetCap: 1 });
-    expect(requests).toEqual([`POST /v1/tenants/${id}/search`]);
+      requests.length = 0;
+      const spent = (await session.search({ query: "read a file" }).catch((e: unknown) => e)) as ToolSearchError;
+      expect(spent.status).toBe(429);
+      expect(spent.body).toMatchObject({ error: "search-budget-exhausted", budgetCap: 1 });
+      expect(requests).toEqual([`POST /v1/tenants/${id}/search`]);
 
-    expect(await session.startTurn({ turn: 2 })).toMatchObject({
-      turn: 2,
-      budget: { used: 0 },
-      activated: ["weather::get_weather"],
-    });
-    expect(
-      await session.setTools([{ name: "ask_user", description: "Ask the user", inputSchema: { type: "object" } }]),
-    ).toMatchObject({ tools: ["ask_user"], tools_version: 1 });
-    expect((await session.get()).session_tools).toEqual(["ask_user"]);
-    await session.end();
-    await expect(session.get()).rejects.toMatchObject({ status: 404 });
-  });
+      expect(await session.startTurn({ turn: 2 })).toMatchObject({
+        turn: 2,
+        budget: { used: 0 },
+        activated: ["weather::get_weather"],
+      });
+      expect(
+        await session.setTools([{ name: "ask_user", description: "Ask the user", inputSchema: { type: "object" } }]),
+      ).toMatchObject({ tools: ["ask_user"], tools_version: 1 });
+      expect((await session.get()).session_tools).toEqual(["ask_user"]);
+      await session.end();
+      await expect(session.get()).rejects.toMatchObject({ status: 404 });
+    },
+  );
 
   it("reads the deferred list and the plan, and converts tool results", async () => {
     const { api } = await freshTenant();

@@ -115,28 +115,32 @@ describe("a 10,000-tool write and an object reset", () => {
     expect(outcomes).toContain("interrupted:none");
   });
 
-  it("a write that dies inside its transaction (after its rows, before its revision) leaves nothing, and the object keeps working", async () => {
-    const { tenant, key } = await tenantWithKey();
-    expect((await upsert(tenant, key, [{ server: "keep", ...mcpTool("kept", "Already here") }])).status).toBe(200);
-    const before = await stored(tenant);
-    // Fault injection into the real write path: the row writer writes every row, then the process "dies".
-    await runInDurableObject(stubOf(tenant), (instance: TenantObject) => {
-      const repo = (instance as unknown as { repo: { writeTools: (...args: unknown[]) => void } }).repo;
-      const write = repo.writeTools.bind(repo);
-      repo.writeTools = (...args: unknown[]) => {
-        write(...args);
-        throw new Error("simulated crash between statements");
-      };
-    });
-    const r = await upsert(tenant, key, bigBatch(2_000));
-    expect(r.status).toBe(500);
-    expect(r.body).toEqual({ error: "internal", message: expect.any(String) });
-    expect(await stored(tenant)).toEqual(before);
-    // A new instance (as after a real crash) takes the same write whole.
-    await evictDurableObject(stubOf(tenant));
-    expect((await upsert(tenant, key, bigBatch(2_000))).status).toBe(200);
-    expect((await stored(tenant)).tools).toHaveLength(2_001);
-  });
+  it(
+    "a write that dies inside its transaction (after its rows, before its revision) leaves " +
+      "nothing, and the object keeps working",
+    async () => {
+      const { tenant, key } = await tenantWithKey();
+      expect((await upsert(tenant, key, [{ server: "keep", ...mcpTool("kept", "Already here") }])).status).toBe(200);
+      const before = await stored(tenant);
+      // Fault injection into the real write path: the row writer writes every row, then the process "dies".
+      await runInDurableObject(stubOf(tenant), (instance: TenantObject) => {
+        const repo = (instance as unknown as { repo: { writeTools: (...args: unknown[]) => void } }).repo;
+        const write = repo.writeTools.bind(repo);
+        repo.writeTools = (...args: unknown[]) => {
+          write(...args);
+          throw new Error("simulated crash between statements");
+        };
+      });
+      const r = await upsert(tenant, key, bigBatch(2_000));
+      expect(r.status).toBe(500);
+      expect(r.body).toEqual({ error: "internal", message: expect.any(String) });
+      expect(await stored(tenant)).toEqual(before);
+      // A new instance (as after a real crash) takes the same write whole.
+      await evictDurableObject(stubOf(tenant));
+      expect((await upsert(tenant, key, bigBatch(2_000))).status).toBe(200);
+      expect((await stored(tenant)).tools).toHaveLength(2_001);
+    },
+  );
 });
 
 // ---- concurrent writers ------------------------------------------------------------------------
@@ -234,62 +238,66 @@ function apply(model: Model, op: Op): { next: Model; counts: Record<string, numb
 const modelText = (m: Model) => JSON.stringify([...m].sort().map(([s, tools]) => [s, [...tools].sort()]));
 
 describe("concurrent writers to one tenant", () => {
-  it("serialize: upserts, replaces and deletes on one server and on several, fired at once, equal a serial application in revision order", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: 24 }), async (ops) => {
-        const { tenant, key } = await tenantWithKey();
-        const replies = await Promise.all(ops.map((op) => send(tenant, key, op)));
+  it(
+    "serialize: upserts, replaces and deletes on one server and on several, fired at once, " +
+      "equal a serial application in revision order",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: 24 }), async (ops) => {
+          const { tenant, key } = await tenantWithKey();
+          const replies = await Promise.all(ops.map((op) => send(tenant, key, op)));
 
-        // Replay the acknowledged writes in revision order. Each revision was made by exactly one
-        // write; the others that report it changed nothing, so they ran after it.
-        let model: Model = new Map();
-        let revision = 0;
-        const groups = new Map<number, { op: Op; body: any }[]>();
-        for (const [i, r] of replies.entries()) {
-          if (r.status === 404) {
-            expect(["deleteTool", "deleteServer"]).toContain(ops[i]!.kind);
-            continue;
+          // Replay the acknowledged writes in revision order. Each revision was made by exactly one
+          // write; the others that report it changed nothing, so they ran after it.
+          let model: Model = new Map();
+          let revision = 0;
+          const groups = new Map<number, { op: Op; body: any }[]>();
+          for (const [i, r] of replies.entries()) {
+            if (r.status === 404) {
+              expect(["deleteTool", "deleteServer"]).toContain(ops[i]!.kind);
+              continue;
+            }
+            expect(r.status, r.text).toBe(200);
+            groups.set(r.body.revision, [...(groups.get(r.body.revision) ?? []), { op: ops[i]!, body: r.body }]);
           }
-          expect(r.status, r.text).toBe(200);
-          groups.set(r.body.revision, [...(groups.get(r.body.revision) ?? []), { op: ops[i]!, body: r.body }]);
-        }
-        for (const r of [...groups.keys()].sort((a, b) => a - b)) {
-          const group = groups.get(r)!;
-          if (r !== revision) {
-            expect(r, "revisions advance one at a time").toBe(revision + 1);
-            const maker = group.findIndex(({ op }) => modelText(apply(model, op).next) !== modelText(model));
-            expect(maker, `one write made revision ${r}`).toBeGreaterThanOrEqual(0);
-            const { op, body } = group.splice(maker, 1)[0]!;
-            const step = apply(model, op);
-            expect(body).toMatchObject(step.counts!);
-            model = step.next;
-            revision = r;
+          for (const r of [...groups.keys()].sort((a, b) => a - b)) {
+            const group = groups.get(r)!;
+            if (r !== revision) {
+              expect(r, "revisions advance one at a time").toBe(revision + 1);
+              const maker = group.findIndex(({ op }) => modelText(apply(model, op).next) !== modelText(model));
+              expect(maker, `one write made revision ${r}`).toBeGreaterThanOrEqual(0);
+              const { op, body } = group.splice(maker, 1)[0]!;
+              const step = apply(model, op);
+              expect(body).toMatchObject(step.counts!);
+              model = step.next;
+              revision = r;
+            }
+            for (const { op, body } of group) {
+              const step = apply(model, op);
+              expect(modelText(step.next), "a write reported without a revision of its own changed nothing").toBe(
+                modelText(model),
+              );
+              if (step.counts) expect(body).toMatchObject(step.counts);
+            }
           }
-          for (const { op, body } of group) {
-            const step = apply(model, op);
-            expect(modelText(step.next), "a write reported without a revision of its own changed nothing").toBe(
-              modelText(model),
-            );
-            if (step.counts) expect(body).toMatchObject(step.counts);
-          }
-        }
 
-        const s = await stored(tenant);
-        expect(s.revision).toBe(revision);
-        const expected = await Promise.all(
-          [...model].flatMap(([server, tools]) =>
-            [...tools].map(async ([name, v]) => ({
-              id: `${server}::${name}`,
-              hash: (await toRow({ server, ...contentOfTool(name, v) })).hash,
-            })),
-          ),
-        );
-        expect(s.tools).toEqual(expected.sort((a, b) => a.id.localeCompare(b.id)));
-        expect(s.servers).toEqual([...model.keys()].sort());
-      }),
-      { numRuns: 6 },
-    );
-  });
+          const s = await stored(tenant);
+          expect(s.revision).toBe(revision);
+          const expected = await Promise.all(
+            [...model].flatMap(([server, tools]) =>
+              [...tools].map(async ([name, v]) => ({
+                id: `${server}::${name}`,
+                hash: (await toRow({ server, ...contentOfTool(name, v) })).hash,
+              })),
+            ),
+          );
+          expect(s.tools).toEqual(expected.sort((a, b) => a.id.localeCompare(b.id)));
+          expect(s.servers).toEqual([...model.keys()].sort());
+        }),
+        { numRuns: 6 },
+      );
+    },
+  );
 });
 
 function contentOfTool(name: string, v: number): Omit<ToolContent, "server"> {
@@ -361,33 +369,38 @@ describe("a damaged snapshot is never served", () => {
 });
 
 describe("alarms", () => {
-  it("are idempotent: run twice, at once, and between writes, they leave a current snapshot and the same answers", async () => {
-    const { tenant, key } = await seeded();
-    const runAlarmTwiceAtOnce = () =>
-      runInDurableObject(stubOf(tenant), async (instance: TenantObject) => {
-        await Promise.all([instance.alarm(), instance.alarm()]);
+  it(
+    "are idempotent: run twice, at once, and between writes, they leave a current snapshot " + "and the same answers",
+    async () => {
+      const { tenant, key } = await seeded();
+      const runAlarmTwiceAtOnce = () =>
+        runInDurableObject(stubOf(tenant), async (instance: TenantObject) => {
+          await Promise.all([instance.alarm(), instance.alarm()]);
+        });
+      await runAlarmTwiceAtOnce();
+      await runDurableObjectAlarm(stubOf(tenant));
+      expect(
+        (await upsert(tenant, key, [{ server: "late", ...mcpTool("late_tool", "Translate speech between languages") }]))
+          .status,
+      ).toBe(200);
+      await runAlarmTwiceAtOnce();
+      const write = upsert(tenant, key, [
+        { server: "late", ...mcpTool("later_tool", "Summarise a meeting transcript") },
+      ]);
+      await Promise.all([runAlarmTwiceAtOnce(), write]);
+      await runAlarmTwiceAtOnce();
+      const before = await answers(tenant, key);
+      // The snapshot the alarms left is current: a cold start restores it and answers the same.
+      await evictDurableObject(stubOf(tenant));
+      expect(await answers(tenant, key)).toEqual(before);
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body).toMatchObject({
+        revision: 3,
+        tools: 62,
+        index: { source: "snapshot", tools: 62 },
       });
-    await runAlarmTwiceAtOnce();
-    await runDurableObjectAlarm(stubOf(tenant));
-    expect(
-      (await upsert(tenant, key, [{ server: "late", ...mcpTool("late_tool", "Translate speech between languages") }]))
-        .status,
-    ).toBe(200);
-    await runAlarmTwiceAtOnce();
-    const write = upsert(tenant, key, [{ server: "late", ...mcpTool("later_tool", "Summarise a meeting transcript") }]);
-    await Promise.all([runAlarmTwiceAtOnce(), write]);
-    await runAlarmTwiceAtOnce();
-    const before = await answers(tenant, key);
-    // The snapshot the alarms left is current: a cold start restores it and answers the same.
-    await evictDurableObject(stubOf(tenant));
-    expect(await answers(tenant, key)).toEqual(before);
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body).toMatchObject({
-      revision: 3,
-      tools: 62,
-      index: { source: "snapshot", tools: 62 },
-    });
-    expect((await search(tenant, key, { query: "meeting transcript" })).body.results[0].tool_id).toBe(
-      "late::later_tool",
-    );
-  });
+      expect((await search(tenant, key, { query: "meeting transcript" })).body.results[0].tool_id).toBe(
+        "late::later_tool",
+      );
+    },
+  );
 });

@@ -61,59 +61,63 @@ afterAll(async () => {
 });
 
 describe("upload --mcp-config", () => {
-  it("lists every page of each configured server (stdio, Streamable HTTP, SSE) and replaces its set, with deferTools and the allow-list", async () => {
-    const { key, api } = await tenantOn(worker, "mcp");
-    const config = folder({
-      "mcp-config.json": {
-        mcpServers: {
-          notes: stdioServer("notes", 25, 10, { deferTools: "never", tools: ["*"] }),
-          "Files Server": stdioServer("files", 12, 5, {
-            type: "local",
-            tools: ["files_tool_1", "files_tool_3", "missing_tool"],
-          }),
-          web: { type: "http", url: httpUrl, headers: { "x-test": "1" }, deferTools: "auto" },
-          legacy: { type: "sse", url: sseUrl },
-          off: { command: "does-not-exist", disabled: true },
+  it(
+    "lists every page of each configured server (stdio, Streamable HTTP, SSE) and replaces " +
+      "its set, with deferTools and the allow-list",
+    async () => {
+      const { key, api } = await tenantOn(worker, "mcp");
+      const config = folder({
+        "mcp-config.json": {
+          mcpServers: {
+            notes: stdioServer("notes", 25, 10, { deferTools: "never", tools: ["*"] }),
+            "Files Server": stdioServer("files", 12, 5, {
+              type: "local",
+              tools: ["files_tool_1", "files_tool_3", "missing_tool"],
+            }),
+            web: { type: "http", url: httpUrl, headers: { "x-test": "1" }, deferTools: "auto" },
+            legacy: { type: "sse", url: sseUrl },
+            off: { command: "does-not-exist", disabled: true },
+          },
         },
-      },
-    });
-    const file = join(config, "mcp-config.json");
-    const r = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stderr).toContain("notes: 25 tools listed (3 pages)");
-    expect(r.stderr).toContain("Files Server: 2 tools listed (3 pages) -> server 'Files-Server'");
-    expect(r.stderr).toContain("web: 7 tools listed (3 pages)");
-    expect(r.stderr).toContain("legacy: 4 tools listed (2 pages)");
-    expect(r.stderr).toContain("allows tools it does not have: missing_tool");
-    expect(r.stderr).toContain("skipped 'off' (disabled)");
-    expect(summaryRow(r.stdout, "notes")).toMatchObject({ tools: 25, added: 25 });
+      });
+      const file = join(config, "mcp-config.json");
+      const r = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stderr).toContain("notes: 25 tools listed (3 pages)");
+      expect(r.stderr).toContain("Files Server: 2 tools listed (3 pages) -> server 'Files-Server'");
+      expect(r.stderr).toContain("web: 7 tools listed (3 pages)");
+      expect(r.stderr).toContain("legacy: 4 tools listed (2 pages)");
+      expect(r.stderr).toContain("allows tools it does not have: missing_tool");
+      expect(r.stderr).toContain("skipped 'off' (disabled)");
+      expect(summaryRow(r.stdout, "notes")).toMatchObject({ tools: 25, added: 25 });
 
-    const catalog = await api.catalog();
-    expect(catalog.servers).toEqual([
-      { name: "Files-Server", defer_tools: "auto", tools: 2 },
-      { name: "legacy", defer_tools: "auto", tools: 4 },
-      { name: "notes", defer_tools: "never", tools: 25 },
-      { name: "web", defer_tools: "auto", tools: 7 },
-    ]);
-    expect((await api.tools.list({ server: "Files-Server" })).tools.map((t) => t.name)).toEqual([
-      "files_tool_1",
-      "files_tool_3",
-    ]);
-    const tool = await api.tools.get("notes::notes_tool_0");
-    expect(tool.definition).toMatchObject({ annotations: { readOnlyHint: true } });
-    expect((await api.search({ query: "notes_tool_24" })).results[0]?.tool_id).toBe("notes::notes_tool_24");
+      const catalog = await api.catalog();
+      expect(catalog.servers).toEqual([
+        { name: "Files-Server", defer_tools: "auto", tools: 2 },
+        { name: "legacy", defer_tools: "auto", tools: 4 },
+        { name: "notes", defer_tools: "never", tools: 25 },
+        { name: "web", defer_tools: "auto", tools: 7 },
+      ]);
+      expect((await api.tools.list({ server: "Files-Server" })).tools.map((t) => t.name)).toEqual([
+        "files_tool_1",
+        "files_tool_3",
+      ]);
+      const tool = await api.tools.get("notes::notes_tool_0");
+      expect(tool.definition).toMatchObject({ annotations: { readOnlyHint: true } });
+      expect((await api.search({ query: "notes_tool_24" })).results[0]?.tool_id).toBe("notes::notes_tool_24");
 
-    const again = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
-    expect(again.code).toBe(0);
-    expect(summaryRow(again.stdout, "total")).toMatchObject({
-      tools: 38,
-      added: 0,
-      updated: 0,
-      unchanged: 38,
-      removed: 0,
-    });
-    expect((await api.catalog()).revision).toBe(catalog.revision);
-  });
+      const again = await upload(["--url", worker.url, "--key", key, "--mcp-config", file]);
+      expect(again.code).toBe(0);
+      expect(summaryRow(again.stdout, "total")).toMatchObject({
+        tools: 38,
+        added: 0,
+        updated: 0,
+        unchanged: 38,
+        removed: 0,
+      });
+      expect((await api.catalog()).revision).toBe(catalog.revision);
+    },
+  );
 
   it("reports a server that cannot be started, uploads the others, exits 1", async () => {
     const { key, api } = await tenantOn(worker, "mcp-broken");

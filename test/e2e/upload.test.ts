@@ -16,7 +16,9 @@ afterAll(async () => {
   await worker?.stop();
 });
 
-/** A local HTTP server in front of the worker that answers the first writes from `script` instead, and counts requests. */
+/**
+ * A local HTTP server in front of the worker that answers the first writes from `script` instead, and counts requests.
+ */
 async function proxy(script: { status: number; headers?: Record<string, string>; body?: unknown }[]) {
   const seen: string[] = [];
   const server: Server = createServer(async (req, res) => {
@@ -52,88 +54,94 @@ async function proxy(script: { status: number; headers?: Record<string, string>;
 }
 
 describe("upload from files and folders", () => {
-  it("uploads a folder of tools/list files, one server per file, and a second run finds everything unchanged", async () => {
-    const { key, api } = await tenantOn(worker, "folder");
-    const first = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
-    expect(first.code, first.stderr + first.stdout).toBe(0);
-    expect(summaryRow(first.stdout, "total")).toMatchObject({
-      tools: 75,
-      added: 75,
-      updated: 0,
-      unchanged: 0,
-      rejected: 0,
-      failed: 0,
-    });
-    expect(summaryRow(first.stdout, "github")).toMatchObject({ tools: 12, added: 12 });
-    const catalog = await api.catalog();
-    expect(catalog).toMatchObject({ tools: 75 });
-    expect(catalog.servers.map((s) => s.name)).toEqual([
-      "billing",
-      "calendar",
-      "codex",
-      "email",
-      "filesystem",
-      "github",
-      "http",
-      "jira",
-      "maps",
-      "postgres",
-      "slack",
-      "weather",
-    ]);
-    expect((await api.search({ query: "read a file" })).results[0]?.tool_id).toBe("filesystem::read_file");
+  it(
+    "uploads a folder of tools/list files, one server per file, and a second run finds " + "everything unchanged",
+    async () => {
+      const { key, api } = await tenantOn(worker, "folder");
+      const first = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(summaryRow(first.stdout, "total")).toMatchObject({
+        tools: 75,
+        added: 75,
+        updated: 0,
+        unchanged: 0,
+        rejected: 0,
+        failed: 0,
+      });
+      expect(summaryRow(first.stdout, "github")).toMatchObject({ tools: 12, added: 12 });
+      const catalog = await api.catalog();
+      expect(catalog).toMatchObject({ tools: 75 });
+      expect(catalog.servers.map((s) => s.name)).toEqual([
+        "billing",
+        "calendar",
+        "codex",
+        "email",
+        "filesystem",
+        "github",
+        "http",
+        "jira",
+        "maps",
+        "postgres",
+        "slack",
+        "weather",
+      ]);
+      expect((await api.search({ query: "read a file" })).results[0]?.tool_id).toBe("filesystem::read_file");
 
-    const second = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
-    expect(second.code).toBe(0);
-    expect(summaryRow(second.stdout, "total")).toMatchObject({
-      tools: 75,
-      added: 0,
-      updated: 0,
-      unchanged: 75,
-      removed: 0,
-    });
-    expect(second.stdout).toContain(
-      "Done (12 servers): 0 added, 0 updated, 75 unchanged, 0 removed, 0 rejected, 0 failed.",
-    );
-    expect((await api.catalog()).revision).toBe(catalog.revision);
-  });
+      const second = await upload(["--url", worker.url, "--key", key, join(ROOT, "demo", "catalog")]);
+      expect(second.code).toBe(0);
+      expect(summaryRow(second.stdout, "total")).toMatchObject({
+        tools: 75,
+        added: 0,
+        updated: 0,
+        unchanged: 75,
+        removed: 0,
+      });
+      expect(second.stdout).toContain(
+        "Done (12 servers): 0 added, 0 updated, 75 unchanged, 0 removed, 0 rejected, 0 failed.",
+      );
+      expect((await api.catalog()).revision).toBe(catalog.revision);
+    },
+  );
 
-  it("reads NDJSON, arrays in every format, JSON-RPC tools/list answers; --server and file names pick the server", async () => {
-    const { key, api } = await tenantOn(worker, "formats");
-    const dir = folder({
-      "notes.ndjson": `${[mcpTool("create_note"), mcpTool("delete_note")].map((t) => JSON.stringify(t)).join("\n")}\n\n`,
-      "My Vendor.Tools.json": [
-        { name: "anthropic_tool", description: "Anthropic shaped", input_schema: { type: "object" } },
-        {
-          type: "function",
-          function: { name: "chat_tool", description: "Chat shaped", parameters: { type: "object" } },
-        },
-        { type: "function", name: "responses_tool", description: "Responses shaped", parameters: { type: "object" } },
-        { ...mcpTool("elsewhere"), server: "other" },
-      ],
-      "rpc.json": { jsonrpc: "2.0", id: 1, result: { tools: [mcpTool("ping")] } },
-      "README.md": "not tools",
-    });
-    const r = await upload(["--url", worker.url, "--key", key, dir]);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
-    expect(r.stderr).toContain("skipped");
-    expect(r.stderr).toContain("README.md");
-    const ids: string[] = [];
-    for await (const t of api.tools.all()) ids.push(t.tool_id);
-    expect(ids).toEqual([
-      "My-Vendor-Tools::anthropic_tool",
-      "My-Vendor-Tools::chat_tool",
-      "My-Vendor-Tools::responses_tool",
-      "notes::create_note",
-      "notes::delete_note",
-      "other::elsewhere",
-      "rpc::ping",
-    ]);
+  it(
+    "reads NDJSON, arrays in every format, JSON-RPC tools/list answers; --server and file " + "names pick the server",
+    async () => {
+      const { key, api } = await tenantOn(worker, "formats");
+      const dir = folder({
+        "notes.ndjson": `${JSON.stringify(mcpTool("create_note"))}\n${JSON.stringify(mcpTool("delete_note"))}\n\n`,
+        "My Vendor.Tools.json": [
+          { name: "anthropic_tool", description: "Anthropic shaped", input_schema: { type: "object" } },
+          {
+            type: "function",
+            function: { name: "chat_tool", description: "Chat shaped", parameters: { type: "object" } },
+          },
+          { type: "function", name: "responses_tool", description: "Responses shaped", parameters: { type: "object" } },
+          { ...mcpTool("elsewhere"), server: "other" },
+        ],
+        "rpc.json": { jsonrpc: "2.0", id: 1, result: { tools: [mcpTool("ping")] } },
+        "README.md": "not tools",
+      });
+      const r = await upload(["--url", worker.url, "--key", key, dir]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.stderr).toContain("skipped");
+      expect(r.stderr).toContain("README.md");
+      const ids: string[] = [];
+      for await (const t of api.tools.all()) ids.push(t.tool_id);
+      expect(ids).toEqual([
+        "My-Vendor-Tools::anthropic_tool",
+        "My-Vendor-Tools::chat_tool",
+        "My-Vendor-Tools::responses_tool",
+        "notes::create_note",
+        "notes::delete_note",
+        "other::elsewhere",
+        "rpc::ping",
+      ]);
 
-    const one = await upload(["--url", worker.url, "--key", key, "--server", "scratch", join(dir, "notes.ndjson")]);
-    expect(one.code).toBe(0);
-    expect(summaryRow(one.stdout, "scratch")).toMatchObject({ tools: 2, added: 2 });
-  });
+      const one = await upload(["--url", worker.url, "--key", key, "--server", "scratch", join(dir, "notes.ndjson")]);
+      expect(one.code).toBe(0);
+      expect(summaryRow(one.stdout, "scratch")).toMatchObject({ tools: 2, added: 2 });
+    },
+  );
 
   it("--replace makes each server hold exactly the file's tools, carrying a file's defer_tools", async () => {
     const { key, api } = await tenantOn(worker, "replace");
@@ -188,16 +196,19 @@ describe("rejections", () => {
     expect((await api.tools.list()).tools.map((t) => t.tool_id)).toEqual(["good::works"]);
   });
 
-  it("reports a batch the service rejects (names that clash once model-safe) with its reason, writing none of it", async () => {
-    const { key, api } = await tenantOn(worker, "clash");
-    const dir = folder({ "clash.json": { tools: [mcpTool("list.items"), mcpTool("list_items")] } });
-    const r = await upload(["--url", worker.url, "--key", key, dir]);
-    expect(r.code).toBe(1);
-    expect(summaryRow(r.stdout, "clash")).toMatchObject({ tools: 2, rejected: 2, added: 0 });
-    expect(r.stdout).toContain("409 conflict");
-    expect(r.stdout).toContain("'clash::list.items' and 'clash::list_items'");
-    expect((await api.catalog()).tools).toBe(0);
-  });
+  it(
+    "reports a batch the service rejects (names that clash once model-safe) with its reason, " + "writing none of it",
+    async () => {
+      const { key, api } = await tenantOn(worker, "clash");
+      const dir = folder({ "clash.json": { tools: [mcpTool("list.items"), mcpTool("list_items")] } });
+      const r = await upload(["--url", worker.url, "--key", key, dir]);
+      expect(r.code).toBe(1);
+      expect(summaryRow(r.stdout, "clash")).toMatchObject({ tools: 2, rejected: 2, added: 0 });
+      expect(r.stdout).toContain("409 conflict");
+      expect(r.stdout).toContain("'clash::list.items' and 'clash::list_items'");
+      expect((await api.catalog()).tools).toBe(0);
+    },
+  );
 
   it("--dry-run validates locally and sends nothing", async () => {
     const counter = await proxy([]);

@@ -48,47 +48,50 @@ describe("Anthropic Messages stand-in", () => {
     );
   });
 
-  it("rejects references to tools not sent deferred, unanswered tool_use, and arguments the schema refuses", async () => {
-    const call = toolUse("tool_search", { query: "x" });
-    const refTo = (name: string) => [
-      { role: "user" as const, content: "hi" },
-      { role: "assistant" as const, content: [call] },
-      {
-        role: "user" as const,
-        content: [
-          {
-            type: "tool_result" as const,
-            tool_use_id: call.id,
-            content: [{ type: "tool_reference" as const, tool_name: name }],
-          },
-        ],
-      },
-    ];
-    await expect(
-      new ScriptedMessagesApi([() => [text("ok")]]).create({
-        model: "m",
-        max_tokens: 1,
-        tools: anthropicTools,
-        messages: refTo("core__ask"),
-      }),
-    ).rejects.toThrow(/defer_loading/);
-    const unanswered = [
-      { role: "user" as const, content: "hi" },
-      { role: "assistant" as const, content: [call] },
-    ];
-    await expect(
-      new ScriptedMessagesApi([() => [text("ok")]]).create({
-        model: "m",
-        max_tokens: 1,
-        tools: anthropicTools,
-        messages: unanswered,
-      }),
-    ).rejects.toThrow(/no tool_result/);
-    const bad = new ScriptedMessagesApi([() => [toolUse("core__ask", { town: "Oslo" })]]);
-    await expect(
-      bad.create({ model: "m", max_tokens: 1, tools: anthropicTools, messages: [{ role: "user", content: "hi" }] }),
-    ).rejects.toThrow(/input schema/);
-  });
+  it(
+    "rejects references to tools not sent deferred, unanswered tool_use, and arguments the " + "schema refuses",
+    async () => {
+      const call = toolUse("tool_search", { query: "x" });
+      const refTo = (name: string) => [
+        { role: "user" as const, content: "hi" },
+        { role: "assistant" as const, content: [call] },
+        {
+          role: "user" as const,
+          content: [
+            {
+              type: "tool_result" as const,
+              tool_use_id: call.id,
+              content: [{ type: "tool_reference" as const, tool_name: name }],
+            },
+          ],
+        },
+      ];
+      await expect(
+        new ScriptedMessagesApi([() => [text("ok")]]).create({
+          model: "m",
+          max_tokens: 1,
+          tools: anthropicTools,
+          messages: refTo("core__ask"),
+        }),
+      ).rejects.toThrow(/defer_loading/);
+      const unanswered = [
+        { role: "user" as const, content: "hi" },
+        { role: "assistant" as const, content: [call] },
+      ];
+      await expect(
+        new ScriptedMessagesApi([() => [text("ok")]]).create({
+          model: "m",
+          max_tokens: 1,
+          tools: anthropicTools,
+          messages: unanswered,
+        }),
+      ).rejects.toThrow(/no tool_result/);
+      const bad = new ScriptedMessagesApi([() => [toolUse("core__ask", { town: "Oslo" })]]);
+      await expect(
+        bad.create({ model: "m", max_tokens: 1, tools: anthropicTools, messages: [{ role: "user", content: "hi" }] }),
+      ).rejects.toThrow(/input schema/);
+    },
+  );
 });
 
 const openaiTools: Tool[] = [

@@ -9,56 +9,59 @@ const schema = {
 };
 
 describe("input formats", () => {
-  it("accepts MCP, Anthropic, OpenAI Chat and OpenAI Responses shapes and normalises them to one row each", async () => {
-    const { tenant, key } = await tenantWithKey();
-    const r = await upsert(tenant, key, [
-      {
-        server: "mcp",
-        name: "get_weather",
-        title: "Weather",
-        description: "MCP weather",
-        inputSchema: schema,
-        annotations: { readOnlyHint: true },
-        _meta: { x: 1 },
-      },
-      {
-        server: "anthropic",
-        name: "get_weather",
-        description: "Anthropic weather",
-        input_schema: schema,
-        cache_control: { type: "ephemeral" },
-      },
-      {
-        server: "chat",
-        type: "function",
-        function: { name: "get_weather", description: "Chat weather", parameters: schema, strict: true },
-      },
-      {
-        server: "responses",
-        type: "function",
-        name: "get_weather",
-        description: "Responses weather",
-        parameters: schema,
-      },
-    ]);
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.added).toBe(4);
+  it(
+    "accepts MCP, Anthropic, OpenAI Chat and OpenAI Responses shapes and normalises them to " + "one row each",
+    async () => {
+      const { tenant, key } = await tenantWithKey();
+      const r = await upsert(tenant, key, [
+        {
+          server: "mcp",
+          name: "get_weather",
+          title: "Weather",
+          description: "MCP weather",
+          inputSchema: schema,
+          annotations: { readOnlyHint: true },
+          _meta: { x: 1 },
+        },
+        {
+          server: "anthropic",
+          name: "get_weather",
+          description: "Anthropic weather",
+          input_schema: schema,
+          cache_control: { type: "ephemeral" },
+        },
+        {
+          server: "chat",
+          type: "function",
+          function: { name: "get_weather", description: "Chat weather", parameters: schema, strict: true },
+        },
+        {
+          server: "responses",
+          type: "function",
+          name: "get_weather",
+          description: "Responses weather",
+          parameters: schema,
+        },
+      ]);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.added).toBe(4);
 
-    for (const server of ["mcp", "anthropic", "chat", "responses"]) {
-      const tool = await call("GET", `/v1/tenants/${tenant}/tools/${server}::get_weather`, { token: key });
-      expect(tool.status).toBe(200);
-      expect(tool.body).toMatchObject({
-        tool_id: `${server}::get_weather`,
-        server,
-        name: "get_weather",
-        model_name: `${server}__get_weather`,
-      });
-      expect(tool.body.definition.inputSchema).toEqual(schema);
-    }
-    const mcp = await call("GET", `/v1/tenants/${tenant}/tools/mcp::get_weather`, { token: key });
-    expect(mcp.body.title).toBe("Weather");
-    expect(mcp.body.definition.annotations).toEqual({ readOnlyHint: true });
-  });
+      for (const server of ["mcp", "anthropic", "chat", "responses"]) {
+        const tool = await call("GET", `/v1/tenants/${tenant}/tools/${server}::get_weather`, { token: key });
+        expect(tool.status).toBe(200);
+        expect(tool.body).toMatchObject({
+          tool_id: `${server}::get_weather`,
+          server,
+          name: "get_weather",
+          model_name: `${server}__get_weather`,
+        });
+        expect(tool.body.definition.inputSchema).toEqual(schema);
+      }
+      const mcp = await call("GET", `/v1/tenants/${tenant}/tools/mcp::get_weather`, { token: key });
+      expect(mcp.body.title).toBe("Weather");
+      expect(mcp.body.definition.annotations).toEqual({ readOnlyHint: true });
+    },
+  );
 
   it("renders a definition in every output format", async () => {
     const { tenant, key } = await tenantWithKey();

@@ -57,49 +57,56 @@ const INITIALIZE = {
 };
 
 describe("MCP endpoint", () => {
-  it("opens a tool-search session at initialize and lists tool_search (the session's own definition) and tool_describe", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const { client, sessionId } = await connect(tenant, key);
-    expect(sessionId).toMatch(/^mcp_[A-Za-z0-9]{32}$/);
-    const state = await call("GET", sessionPath(tenant, sessionId), { token: key });
-    expect(state.status, state.text).toBe(200);
-    expect(state.body).toMatchObject({ turn: 1, budget: { used: 0, cap: 3 }, turn_idle_seconds: 30 });
+  it(
+    "opens a tool-search session at initialize and lists tool_search (the session's own " +
+      "definition) and tool_describe",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const { client, sessionId } = await connect(tenant, key);
+      expect(sessionId).toMatch(/^mcp_[A-Za-z0-9]{32}$/);
+      const state = await call("GET", sessionPath(tenant, sessionId), { token: key });
+      expect(state.status, state.text).toBe(200);
+      expect(state.body).toMatchObject({ turn: 1, budget: { used: 0, cap: 3 }, turn_idle_seconds: 30 });
 
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["tool_search", "tool_describe"]);
-    const httpList = await toolList(tenant, key, sessionId, "mcp");
-    expect(tools[0]).toEqual(httpList.body.tools[0]);
-    expect(client.getServerCapabilities()?.tools).toBeDefined();
-    expect(client.getInstructions()).toContain("tool_search");
-    await client.close();
-  });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["tool_search", "tool_describe"]);
+      const httpList = await toolList(tenant, key, sessionId, "mcp");
+      expect(tools[0]).toEqual(httpList.body.tools[0]);
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      expect(client.getInstructions()).toContain("tool_search");
+      await client.close();
+    },
+  );
 
-  it("searches in the session: results are activated at once and resolve over HTTP with the MCP session id", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const { client, sessionId } = await connect(tenant, key);
-    const found = await searchTool(client, { query: "calendar event", max_results: 2 });
-    expect(found.isError).toBeFalsy();
-    expect(found.structuredContent.results[0]).toMatchObject({
-      tool_id: "calendar::create_event",
-      model_name: "calendar__create_event",
-    });
-    expect(found.structuredContent.activated).toEqual(["calendar::create_event"]);
-    expect(found.structuredContent.budget).toEqual({ used: 1, cap: 3, remaining: 2 });
-    expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
+  it(
+    "searches in the session: results are activated at once and resolve over HTTP with the " + "MCP session id",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const { client, sessionId } = await connect(tenant, key);
+      const found = await searchTool(client, { query: "calendar event", max_results: 2 });
+      expect(found.isError).toBeFalsy();
+      expect(found.structuredContent.results[0]).toMatchObject({
+        tool_id: "calendar::create_event",
+        model_name: "calendar__create_event",
+      });
+      expect(found.structuredContent.activated).toEqual(["calendar::create_event"]);
+      expect(found.structuredContent.budget).toEqual({ used: 1, cap: 3, remaining: 2 });
+      expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
 
-    const resolved = await call("POST", sessionPath(tenant, sessionId, "/resolve"), {
-      token: key,
-      body: { name: "calendar__create_event" },
-    });
-    expect(resolved.status, resolved.text).toBe(200);
-    const lookup = await searchTool(client, { tool_id: "mail::send_email" });
-    expect(lookup.structuredContent.results[0].match).toBe("tool-id");
-    const nothing = await searchTool(client, { query: "zebra xylophone" });
-    expect(nothing.isError).toBeFalsy();
-    expect(nothing.structuredContent.results).toEqual([]);
-    expect(nothing.structuredContent.message).toMatch(/^No tool matched/);
-    await client.close();
-  });
+      const resolved = await call("POST", sessionPath(tenant, sessionId, "/resolve"), {
+        token: key,
+        body: { name: "calendar__create_event" },
+      });
+      expect(resolved.status, resolved.text).toBe(200);
+      const lookup = await searchTool(client, { tool_id: "mail::send_email" });
+      expect(lookup.structuredContent.results[0].match).toBe("tool-id");
+      const nothing = await searchTool(client, { query: "zebra xylophone" });
+      expect(nothing.isError).toBeFalsy();
+      expect(nothing.structuredContent.results).toEqual([]);
+      expect(nothing.structuredContent.message).toMatch(/^No tool matched/);
+      await client.close();
+    },
+  );
 
   it("answers the search after the budget with a tool error carrying the HTTP API's JSON", async () => {
     const { tenant, key } = await tenantWithCatalog();
@@ -172,18 +179,21 @@ describe("MCP endpoint", () => {
     await client.close();
   });
 
-  it("keeps the session across Durable Object eviction: same MCP session, same budget, same activated tools", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const { client, sessionId } = await connect(tenant, key);
-    await searchTool(client, { query: "calendar event", max_results: 1 });
-    await evictDurableObject(tenantStub(tenant));
-    const after = await searchTool(client, { query: "email", max_results: 1 });
-    expect(after.isError).toBeFalsy();
-    expect(after.structuredContent.budget.used).toBe(2);
-    const state = await call("GET", sessionPath(tenant, sessionId), { token: key });
-    expect(state.body.activated).toEqual(["calendar::create_event", "mail::send_email"]);
-    await client.close();
-  });
+  it(
+    "keeps the session across Durable Object eviction: same MCP session, same budget, same " + "activated tools",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const { client, sessionId } = await connect(tenant, key);
+      await searchTool(client, { query: "calendar event", max_results: 1 });
+      await evictDurableObject(tenantStub(tenant));
+      const after = await searchTool(client, { query: "email", max_results: 1 });
+      expect(after.isError).toBeFalsy();
+      expect(after.structuredContent.budget.used).toBe(2);
+      const state = await call("GET", sessionPath(tenant, sessionId), { token: key });
+      expect(state.body.activated).toEqual(["calendar::create_event", "mail::send_email"]);
+      await client.close();
+    },
+  );
 
   it("serves an existing tool-search session named at initialize", async () => {
     const { tenant, key } = await tenantWithCatalog();

@@ -88,43 +88,47 @@ describe("logs", () => {
 });
 
 describe("token comparison", () => {
-  it("compares the operator token and tenant keys as equal-length digests with the runtime's constant-time equality", async () => {
-    const tenant = await createTenant();
-    const key = await createKey(tenant, ["search"]);
-    const compare = vi.spyOn(crypto.subtle, "timingSafeEqual");
-    const lengths = () =>
-      compare.mock.calls.map(([a, b]) => [(a as ArrayBufferView).byteLength, (b as ArrayBufferView).byteLength]);
+  it(
+    "compares the operator token and tenant keys as equal-length digests with the runtime's " +
+      "constant-time equality",
+    async () => {
+      const tenant = await createTenant();
+      const key = await createKey(tenant, ["search"]);
+      const compare = vi.spyOn(crypto.subtle, "timingSafeEqual");
+      const lengths = () =>
+        compare.mock.calls.map(([a, b]) => [(a as ArrayBufferView).byteLength, (b as ArrayBufferView).byteLength]);
 
-    // Wrong operator tokens of any length, right or wrong prefix: each a 32-byte against 32-byte comparison.
-    for (const token of ["x", OPERATOR.slice(0, 5), `${OPERATOR}-and-more`, "y".repeat(500)]) {
+      // Wrong operator tokens of any length, right or wrong prefix: each a 32-byte against 32-byte comparison.
+      for (const token of ["x", OPERATOR.slice(0, 5), `${OPERATOR}-and-more`, "y".repeat(500)]) {
+        compare.mockClear();
+        expect((await call("POST", "/v1/tenants", { token, body: { id: uniqueTenant() } })).status).toBe(401);
+        expect(lengths()).toEqual([[32, 32]]);
+      }
       compare.mockClear();
-      expect((await call("POST", "/v1/tenants", { token, body: { id: uniqueTenant() } })).status).toBe(401);
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: OPERATOR })).status).toBe(200);
       expect(lengths()).toEqual([[32, 32]]);
-    }
-    compare.mockClear();
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: OPERATOR })).status).toBe(200);
-    expect(lengths()).toEqual([[32, 32]]);
 
-    // A tenant key: the operator check, then the key's secret against its stored digest in the object.
-    compare.mockClear();
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).status).toBe(200);
-    expect(lengths()).toEqual([
-      [32, 32],
-      [32, 32],
-    ]);
-    compare.mockClear();
-    expect(
-      (
-        await call("GET", `/v1/tenants/${tenant}/catalog`, {
-          token: key.slice(0, -1) + (key.endsWith("A") ? "B" : "A"),
-        })
-      ).status,
-    ).toBe(401);
-    expect(lengths()).toEqual([
-      [32, 32],
-      [32, 32],
-    ]);
-  });
+      // A tenant key: the operator check, then the key's secret against its stored digest in the object.
+      compare.mockClear();
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).status).toBe(200);
+      expect(lengths()).toEqual([
+        [32, 32],
+        [32, 32],
+      ]);
+      compare.mockClear();
+      expect(
+        (
+          await call("GET", `/v1/tenants/${tenant}/catalog`, {
+            token: key.slice(0, -1) + (key.endsWith("A") ? "B" : "A"),
+          })
+        ).status,
+      ).toBe(401);
+      expect(lengths()).toEqual([
+        [32, 32],
+        [32, 32],
+      ]);
+    },
+  );
 });
 
 describe("forged keys", () => {

@@ -62,21 +62,24 @@ describe("activation inside the search", () => {
     expect(always.body.activated).toEqual([]); // always loaded already
   });
 
-  it("keeps activated tools across Durable Object eviction (a client can rebuild its list after compaction)", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const id = await newSession(tenant, key);
-    await sessionSearch(tenant, key, id, { tool_id: "weather::get_forecast" });
-    await sessionSearch(tenant, key, id, { tool_id: "fs::read_file" });
-    const listBefore = await toolList(tenant, key, id);
-    await evictDurableObject(tenantStub(tenant));
-    const state = await call("GET", sessionPath(tenant, id), { token: key });
-    expect(state.status, state.text).toBe(200);
-    expect(state.body.activated).toEqual(["weather::get_forecast", "fs::read_file"]);
-    expect(state.body.budget.used).toBe(2);
-    const listAfter = await toolList(tenant, key, id);
-    expect(listAfter.body.tools).toEqual(listBefore.body.tools);
-    expect((await resolve(tenant, key, id, "weather__get_forecast")).status).toBe(200);
-  });
+  it(
+    "keeps activated tools across Durable Object eviction (a client can rebuild its list " + "after compaction)",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const id = await newSession(tenant, key);
+      await sessionSearch(tenant, key, id, { tool_id: "weather::get_forecast" });
+      await sessionSearch(tenant, key, id, { tool_id: "fs::read_file" });
+      const listBefore = await toolList(tenant, key, id);
+      await evictDurableObject(tenantStub(tenant));
+      const state = await call("GET", sessionPath(tenant, id), { token: key });
+      expect(state.status, state.text).toBe(200);
+      expect(state.body.activated).toEqual(["weather::get_forecast", "fs::read_file"]);
+      expect(state.body.budget.used).toBe(2);
+      const listAfter = await toolList(tenant, key, id);
+      expect(listAfter.body.tools).toEqual(listBefore.body.tools);
+      expect((await resolve(tenant, key, id, "weather__get_forecast")).status).toBe(200);
+    },
+  );
 
   it("drops activated tools that leave the catalog: deleted tool, deleted server, replaced server set", async () => {
     const { tenant, key } = await tenantWithCatalog({ search_budget: 10 });

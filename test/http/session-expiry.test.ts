@@ -48,21 +48,24 @@ describe("session expiry through the Durable Object alarm", () => {
     expect(gone.status).toBe(404);
   });
 
-  it("keeps a session that was used since: each call extends it, and the alarm re-plans for the next expiry", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const id = await newSession(tenant, key, { ttl_seconds: 60 });
-    await newSession(tenant, key, { ttl_seconds: 300 });
-    vi.setSystemTime(Date.now() + 50_000);
-    const used = await call("GET", sessionPath(tenant, id), { token: key }); // extends it to now + 60 s
-    const extended = Date.parse(used.body.expires_at);
-    vi.setSystemTime(Date.now() + 15_000); // past the first expiry, before the extended one
-    expect(await runDurableObjectAlarm(tenantStub(tenant))).toBe(true);
-    expect((await call("GET", sessionPath(tenant, id), { token: key })).status).toBe(200);
-    const rows = await sessionRows(tenant);
-    expect(rows.sessions).toBe(2);
-    expect(rows.alarm).toBe(extended); // the earliest expiry left
-  });
+  it(
+    "keeps a session that was used since: each call extends it, and the alarm re-plans for " + "the next expiry",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      vi.useFakeTimers({ toFake: ["Date"] });
+      const id = await newSession(tenant, key, { ttl_seconds: 60 });
+      await newSession(tenant, key, { ttl_seconds: 300 });
+      vi.setSystemTime(Date.now() + 50_000);
+      const used = await call("GET", sessionPath(tenant, id), { token: key }); // extends it to now + 60 s
+      const extended = Date.parse(used.body.expires_at);
+      vi.setSystemTime(Date.now() + 15_000); // past the first expiry, before the extended one
+      expect(await runDurableObjectAlarm(tenantStub(tenant))).toBe(true);
+      expect((await call("GET", sessionPath(tenant, id), { token: key })).status).toBe(200);
+      const rows = await sessionRows(tenant);
+      expect(rows.sessions).toBe(2);
+      expect(rows.alarm).toBe(extended); // the earliest expiry left
+    },
+  );
 
   it("is safe to run again: a repeated alarm changes nothing and fails nothing", async () => {
     const { tenant, key } = await tenantWithCatalog();

@@ -11,7 +11,8 @@ describe("resolve and the rescue message", () => {
     expect(r.body).toEqual({
       error: "tool-not-active",
       message:
-        "Tool 'send_email' not in active set. Call tool_search(query='send_email') to discover it, or use one of: core__ask_user",
+        "Tool 'send_email' not in active set. Call tool_search(query='send_email') to discover " +
+        "it, or use one of: core__ask_user",
       in_catalog: true,
     });
   });
@@ -22,24 +23,28 @@ describe("resolve and the rescue message", () => {
     const r = await resolve(tenant, key, id, "startExport");
     expect(r.status).toBe(409);
     expect(r.body.message).toBe(
-      "Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover it, or use one of: core__ask_user",
+      "Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover " +
+        "it, or use one of: core__ask_user",
     );
     expect(r.body.in_catalog).toBe(false);
   });
 
-  it("lists every always-loaded and session tool name in the message, and ends plainly when there are none", async () => {
-    const { tenant, key } = await tenantWithCatalog({}, [{ server: "a", ...mcpTool("x", "X things") }]);
-    const bare = await newSession(tenant, key);
-    expect((await resolve(tenant, key, bare, "x")).body.message).toBe(
-      "Tool 'x' not in active set. Call tool_search(query='x') to discover it.",
-    );
-    const withTools = await newSession(tenant, key, {
-      tools: [mcpTool("page_search", "Search this page"), mcpTool("page_read", "Read this page")],
-    });
-    expect((await resolve(tenant, key, withTools, "x")).body.message).toBe(
-      "Tool 'x' not in active set. Call tool_search(query='x') to discover it, or use one of: page_search, page_read",
-    );
-  });
+  it(
+    "lists every always-loaded and session tool name in the message, and ends plainly when " + "there are none",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog({}, [{ server: "a", ...mcpTool("x", "X things") }]);
+      const bare = await newSession(tenant, key);
+      expect((await resolve(tenant, key, bare, "x")).body.message).toBe(
+        "Tool 'x' not in active set. Call tool_search(query='x') to discover it.",
+      );
+      const withTools = await newSession(tenant, key, {
+        tools: [mcpTool("page_search", "Search this page"), mcpTool("page_read", "Read this page")],
+      });
+      expect((await resolve(tenant, key, withTools, "x")).body.message).toBe(
+        "Tool 'x' not in active set. Call tool_search(query='x') to discover it, or use one of: page_search, page_read",
+      );
+    },
+  );
 
   it("accepts the model-facing name, the tool id or the bare name of an active tool", async () => {
     const { tenant, key } = await tenantWithCatalog();

@@ -36,51 +36,57 @@ const search = (tenant: string, key: string, body: Json) =>
   call("POST", `/v1/tenants/${tenant}/search`, { token: key, body });
 
 describe("catalog export in the vendors' deferred forms", () => {
-  it("anthropic: tool_search first, then every tool under its model-facing name, deferred unless always loaded", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const { tools } = await exportAll(tenant, key, "anthropic");
-    expect(tools[0]).toMatchObject({ name: "tool_search", input_schema: { type: "object" } });
-    expect(tools[0]).not.toHaveProperty("defer_loading");
-    const catalog = tools.slice(1);
-    expect(catalog).toHaveLength(CATALOG.length);
-    for (const tool of catalog) {
-      const id = CATALOG.find((t) => `${t.server}__${t.name}` === tool.name)!;
-      const detail = await call("GET", `/v1/tenants/${tenant}/tools/${id.server}::${id.name}?format=anthropic`, {
-        token: key,
-      });
-      const alwaysLoaded = id.name === "ask_user";
-      expect(tool).toEqual({ ...detail.body.definition, ...(alwaysLoaded ? {} : { defer_loading: true }) });
-    }
-  });
+  it(
+    "anthropic: tool_search first, then every tool under its model-facing name, deferred " + "unless always loaded",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const { tools } = await exportAll(tenant, key, "anthropic");
+      expect(tools[0]).toMatchObject({ name: "tool_search", input_schema: { type: "object" } });
+      expect(tools[0]).not.toHaveProperty("defer_loading");
+      const catalog = tools.slice(1);
+      expect(catalog).toHaveLength(CATALOG.length);
+      for (const tool of catalog) {
+        const id = CATALOG.find((t) => `${t.server}__${t.name}` === tool.name)!;
+        const detail = await call("GET", `/v1/tenants/${tenant}/tools/${id.server}::${id.name}?format=anthropic`, {
+          token: key,
+        });
+        const alwaysLoaded = id.name === "ask_user";
+        expect(tool).toEqual({ ...detail.body.definition, ...(alwaysLoaded ? {} : { defer_loading: true }) });
+      }
+    },
+  );
 
-  it("openai-responses: a client-executed tool_search, then one namespace per server with deferred functions", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const { tools } = await exportAll(tenant, key, "openai-responses");
-    expect(tools[0]).toEqual({
-      type: "tool_search",
-      execution: "client",
-      description: expect.stringContaining("Find and load tools"),
-      parameters: expect.objectContaining({ type: "object" }),
-    });
-    const namespaces = tools.slice(1);
-    expect(namespaces.map((n) => n.name)).toEqual(["calendar", "core", "fs", "github", "mail", "weather"]);
-    const github = namespaces.find((n) => n.name === "github")!;
-    expect(github.type).toBe("namespace");
-    expect(github.description).toBe("Tools of the github server (3): create_issue, list_issues, merge_pull_request.");
-    expect(github.tools.map((t: Json) => t.name)).toEqual([
-      "github__create_issue",
-      "github__list_issues",
-      "github__merge_pull_request",
-    ]);
-    expect(github.tools[1]).toEqual({
-      type: "function",
-      name: "github__list_issues",
-      description: "List issues in a GitHub repository",
-      parameters: { type: "object", properties: { repo: { type: "string", description: "owner/name" } } },
-      defer_loading: true,
-    });
-    expect(namespaces.find((n) => n.name === "core")!.tools[0]).not.toHaveProperty("defer_loading");
-  });
+  it(
+    "openai-responses: a client-executed tool_search, then one namespace per server with " + "deferred functions",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const { tools } = await exportAll(tenant, key, "openai-responses");
+      expect(tools[0]).toEqual({
+        type: "tool_search",
+        execution: "client",
+        description: expect.stringContaining("Find and load tools"),
+        parameters: expect.objectContaining({ type: "object" }),
+      });
+      const namespaces = tools.slice(1);
+      expect(namespaces.map((n) => n.name)).toEqual(["calendar", "core", "fs", "github", "mail", "weather"]);
+      const github = namespaces.find((n) => n.name === "github")!;
+      expect(github.type).toBe("namespace");
+      expect(github.description).toBe("Tools of the github server (3): create_issue, list_issues, merge_pull_request.");
+      expect(github.tools.map((t: Json) => t.name)).toEqual([
+        "github__create_issue",
+        "github__list_issues",
+        "github__merge_pull_request",
+      ]);
+      expect(github.tools[1]).toEqual({
+        type: "function",
+        name: "github__list_issues",
+        description: "List issues in a GitHub repository",
+        parameters: { type: "object", properties: { repo: { type: "string", description: "owner/name" } } },
+        defer_loading: true,
+      });
+      expect(namespaces.find((n) => n.name === "core")!.tools[0]).not.toHaveProperty("defer_loading");
+    },
+  );
 
   it("pages end at server boundaries; a server bigger than a page is split and merges back", async () => {
     const { tenant, key } = await tenantWithCatalog();
@@ -105,21 +111,26 @@ describe("catalog export in the vendors' deferred forms", () => {
     expect(anthropic.tools).toEqual((await exportAll(tenant, key, "anthropic")).tools);
   });
 
-  it("can leave tool_search out, filter a server, and refuses bad cursors and keys without the search scope", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const r = await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic&tool_search=false&server=fs`, {
-      token: key,
-    });
-    expect(r.body.tools.map((t: Json) => t.name)).toEqual(["fs__read_file", "fs__write_file"]);
-    expect(
-      (await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic&cursor=zzz`, { token: key })).status,
-    ).toBe(400);
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog/export?format=gemini`, { token: key })).status).toBe(400);
-    const writer = await createKey(tenant, ["write"]);
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic`, { token: writer })).status).toBe(
-      403,
-    );
-  });
+  it(
+    "can leave tool_search out, filter a server, and refuses bad cursors and keys without " + "the search scope",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const r = await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic&tool_search=false&server=fs`, {
+        token: key,
+      });
+      expect(r.body.tools.map((t: Json) => t.name)).toEqual(["fs__read_file", "fs__write_file"]);
+      expect(
+        (await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic&cursor=zzz`, { token: key })).status,
+      ).toBe(400);
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog/export?format=gemini`, { token: key })).status).toBe(
+        400,
+      );
+      const writer = await createKey(tenant, ["write"]);
+      expect(
+        (await call("GET", `/v1/tenants/${tenant}/catalog/export?format=anthropic`, { token: writer })).status,
+      ).toBe(403);
+    },
+  );
 });
 
 describe("search answers for the vendors' client-side tool search", () => {
@@ -156,39 +167,42 @@ describe("search answers for the vendors' client-side tool search", () => {
     });
   });
 
-  it("openai-tool-search-output: the found functions in their namespaces, exactly as the export renders them", async () => {
-    const { tenant, key } = await tenantWithCatalog();
-    const exported = (await exportAll(tenant, key, "openai-responses")).tools;
-    const r = await search(tenant, key, {
-      query: "read or write a file",
-      format: "openai-tool-search-output",
-      call_id: "call_7",
-    });
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.input_items).toHaveLength(1);
-    const [output] = r.body.input_items;
-    expect(output).toMatchObject({
-      type: "tool_search_output",
-      call_id: "call_7",
-      execution: "client",
-      status: "completed",
-    });
-    const fs = exported.find((t) => t.name === "fs")!;
-    expect(output.tools).toEqual([
-      { ...fs, tools: fs.tools.filter((f: Json) => r.body.results.some((x: Json) => x.model_name === f.name)) },
-    ]);
-    expect(output.tools[0].tools.map((f: Json) => f.name).sort()).toEqual(["fs__read_file", "fs__write_file"]);
+  it(
+    "openai-tool-search-output: the found functions in their namespaces, exactly as the " + "export renders them",
+    async () => {
+      const { tenant, key } = await tenantWithCatalog();
+      const exported = (await exportAll(tenant, key, "openai-responses")).tools;
+      const r = await search(tenant, key, {
+        query: "read or write a file",
+        format: "openai-tool-search-output",
+        call_id: "call_7",
+      });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.input_items).toHaveLength(1);
+      const [output] = r.body.input_items;
+      expect(output).toMatchObject({
+        type: "tool_search_output",
+        call_id: "call_7",
+        execution: "client",
+        status: "completed",
+      });
+      const fs = exported.find((t) => t.name === "fs")!;
+      expect(output.tools).toEqual([
+        { ...fs, tools: fs.tools.filter((f: Json) => r.body.results.some((x: Json) => x.model_name === f.name)) },
+      ]);
+      expect(output.tools[0].tools.map((f: Json) => f.name).sort()).toEqual(["fs__read_file", "fs__write_file"]);
 
-    const nothing = await search(tenant, key, {
-      query: "zebra xylophone",
-      format: "openai-tool-search-output",
-      call_id: "call_8",
-    });
-    expect(nothing.body.input_items).toEqual([
-      { type: "tool_search_output", call_id: "call_8", execution: "client", status: "completed", tools: [] },
-      { type: "message", role: "developer", content: nothing.body.message },
-    ]);
-  });
+      const nothing = await search(tenant, key, {
+        query: "zebra xylophone",
+        format: "openai-tool-search-output",
+        call_id: "call_8",
+      });
+      expect(nothing.body.input_items).toEqual([
+        { type: "tool_search_output", call_id: "call_8", execution: "client", status: "completed", tools: [] },
+        { type: "message", role: "developer", content: nothing.body.message },
+      ]);
+    },
+  );
 
   it("answers a spent budget and an unknown tool_id with the vendor's error form, keeping the API's JSON", async () => {
     const { tenant, key } = await tenantWithCatalog();

@@ -66,48 +66,58 @@ describe("rate limits", () => {
     expect(wranglerToml).toMatch(/name = "OPERATOR_RATE_LIMITER"/);
   });
 
-  it("a key gets its allowance per window, then 429 rate-limited with Retry-After, and a refused write does nothing", async () => {
-    const seen = await inOneWindow(async () => {
-      const key = await newKey(["search", "write"]);
-      const reads = await burst(() => call("GET", `/v1/tenants/${tenant}/catalog`, { token: key }), KEY_LIMIT + 2);
-      const before = await stateFingerprint(tenant);
-      const write = await upsert(tenant, key, [{ server: "s", ...mcpTool("late", "Too late") }]);
-      return { reads, write, before, after: await stateFingerprint(tenant) };
-    });
-    expect(seen.reads.passed).toBe(KEY_LIMIT);
-    expectRateLimited(seen.reads.refused);
-    expectRateLimited(seen.write);
-    expect(seen.after).toBe(seen.before);
-  });
+  it(
+    "a key gets its allowance per window, then 429 rate-limited with Retry-After, and a " +
+      "refused write does nothing",
+    async () => {
+      const seen = await inOneWindow(async () => {
+        const key = await newKey(["search", "write"]);
+        const reads = await burst(() => call("GET", `/v1/tenants/${tenant}/catalog`, { token: key }), KEY_LIMIT + 2);
+        const before = await stateFingerprint(tenant);
+        const write = await upsert(tenant, key, [{ server: "s", ...mcpTool("late", "Too late") }]);
+        return { reads, write, before, after: await stateFingerprint(tenant) };
+      });
+      expect(seen.reads.passed).toBe(KEY_LIMIT);
+      expectRateLimited(seen.reads.refused);
+      expectRateLimited(seen.write);
+      expect(seen.after).toBe(seen.before);
+    },
+  );
 
-  it("keys are limited separately: one key's burst spends nothing of another's, nor does a forged token naming it", async () => {
-    const seen = await inOneWindow(async () => {
-      const busy = await newKey(["search"]);
-      const quiet = await newKey(["search"]);
-      const forged = `tsk_${tenant}_${quiet.split("_")[2]}_${"A".repeat(40)}`;
-      const forgedStatuses = new Set<number>();
-      const busyBurst = await burst(async () => {
-        forgedStatuses.add((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status);
-        return call("GET", `/v1/tenants/${tenant}/catalog`, { token: busy });
-      }, KEY_LIMIT + 2);
-      const quietBurst = await burst(
-        () => call("GET", `/v1/tenants/${tenant}/catalog`, { token: quiet }),
-        KEY_LIMIT + 2,
-      );
-      return { busyBurst, quietBurst, forgedStatuses };
-    });
-    expectRateLimited(seen.busyBurst.refused);
-    // The forged token was refused as a bad key, then limited in a bucket of its own.
-    expect([...seen.forgedStatuses].sort()).toEqual([401, 429]);
-    expect(seen.quietBurst.passed).toBe(KEY_LIMIT);
-  });
+  it(
+    "keys are limited separately: one key's burst spends nothing of another's, nor does a " + "forged token naming it",
+    async () => {
+      const seen = await inOneWindow(async () => {
+        const busy = await newKey(["search"]);
+        const quiet = await newKey(["search"]);
+        const forged = `tsk_${tenant}_${quiet.split("_")[2]}_${"A".repeat(40)}`;
+        const forgedStatuses = new Set<number>();
+        const busyBurst = await burst(async () => {
+          forgedStatuses.add((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status);
+          return call("GET", `/v1/tenants/${tenant}/catalog`, { token: busy });
+        }, KEY_LIMIT + 2);
+        const quietBurst = await burst(
+          () => call("GET", `/v1/tenants/${tenant}/catalog`, { token: quiet }),
+          KEY_LIMIT + 2,
+        );
+        return { busyBurst, quietBurst, forgedStatuses };
+      });
+      expectRateLimited(seen.busyBurst.refused);
+      // The forged token was refused as a bad key, then limited in a bucket of its own.
+      expect([...seen.forgedStatuses].sort()).toEqual([401, 429]);
+      expect(seen.quietBurst.passed).toBe(KEY_LIMIT);
+    },
+  );
 
-  it("requests without a valid credential are not counted: they are refused with 401 before any tenant work", async () => {
-    for (let i = 0; i < OPERATOR_LIMIT * 2; i++) {
-      expect((await call("GET", "/v1/tenants/anyone/catalog")).status).toBe(401);
-      expect((await call("GET", "/v1/tenants/anyone/catalog", { token: "not-a-token" })).status).toBe(401);
-    }
-  });
+  it(
+    "requests without a valid credential are not counted: they are refused with 401 before " + "any tenant work",
+    async () => {
+      for (let i = 0; i < OPERATOR_LIMIT * 2; i++) {
+        expect((await call("GET", "/v1/tenants/anyone/catalog")).status).toBe(401);
+        expect((await call("GET", "/v1/tenants/anyone/catalog", { token: "not-a-token" })).status).toBe(401);
+      }
+    },
+  );
 
   it("a session's search budget is a different 429: search-budget-exhausted, without Retry-After", async () => {
     const key = await newKey(["search"]);

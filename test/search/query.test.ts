@@ -29,7 +29,8 @@ describe("queryTerms", () => {
       via: "pr",
     });
     expect(terms[stem("repository")]!.via).toBe("repo");
-    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true }); // the word itself stays, one of the query's own words
+    // The word itself stays, one of the query's own words.
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true });
     expect(terms.pull!.word).toBeUndefined(); // an expansion is not a word the query said
     expect(byTerm("merge the pull request").pull!.via).toBeUndefined();
   });
@@ -37,7 +38,8 @@ describe("queryTerms", () => {
   it("matches a phrase key only as a run of the query's words, after the same analysis", () => {
     const synonyms = compileSynonyms({ "Pull Requests": ["merge request"] });
     expect(byTerm("review pull requests", synonyms)[stem("merge")]?.via).toBe("Pull Requests");
-    expect(byTerm("review the pull request", synonyms)[stem("merge")]?.via).toBe("Pull Requests"); // stop words and plurals do not matter
+    // Stop words and plurals do not matter.
+    expect(byTerm("review the pull request", synonyms)[stem("merge")]?.via).toBe("Pull Requests");
     expect(byTerm("request to pull", synonyms)[stem("merge")]).toBeUndefined();
   });
 

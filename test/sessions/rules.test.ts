@@ -24,11 +24,15 @@ describe("always-loaded derivation", () => {
     [null, "auto", "auto", false],
   ];
   for (const [defer, serverDefer, tenantDefault, expected] of cases) {
-    it(`defer ${defer}, server ${serverDefer}, tenant default ${tenantDefault} -> ${expected ? "always loaded" : "deferred"}`, () => {
-      expect(isAlwaysLoaded({ defer: defer as never, serverDefer: serverDefer as never }, tenantDefault as never)).toBe(
-        expected,
-      );
-    });
+    it(
+      `defer ${defer}, server ${serverDefer}, tenant default ${tenantDefault} -> ` +
+        `${expected ? "always loaded" : "deferred"}`,
+      () => {
+        expect(
+          isAlwaysLoaded({ defer: defer as never, serverDefer: serverDefer as never }, tenantDefault as never),
+        ).toBe(expected);
+      },
+    );
   }
 
   it("adds a session's inline tools unless it defers them", () => {
@@ -72,7 +76,8 @@ describe("turns", () => {
 describe("rescue message", () => {
   it("names the search call and the callable tools", () => {
     expect(notActiveMessage("startExport", ["openTable", "setFilter"])).toBe(
-      "Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover it, or use one of: openTable, setFilter",
+      "Tool 'startExport' not in active set. Call tool_search(query='startExport') to discover " +
+        "it, or use one of: openTable, setFilter",
     );
   });
 

@@ -78,7 +78,8 @@ async function readBatch(
   if (extra.length)
     refuse(
       "invalid-request",
-      `Unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")}; the body holds "tools"${allowDefer ? ' and "defer_tools"' : ""}.`,
+      `Unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")}; the body holds ` +
+        `"tools"${allowDefer ? ' and "defer_tools"' : ""}.`,
     );
   if (defer_tools !== undefined && defer_tools !== "auto" && defer_tools !== "never") {
     refuse("invalid-request", 'defer_tools must be "auto" or "never".');
@@ -108,7 +109,8 @@ async function rowsFrom(
   if (read.items.length > limits.max_tools_per_batch) {
     refuse(
       "payload-too-large",
-      `This batch holds ${read.items.length} tools; split it into batches of at most ${limits.max_tools_per_batch} ${limitNote("max_tools_per_batch", limits)}.`,
+      `This batch holds ${read.items.length} tools; split it into batches of at most ` +
+        `${limits.max_tools_per_batch} ${limitNote("max_tools_per_batch", limits)}.`,
     );
   }
   const parsed = await parseToolBatch(read.items, limits, server ? { server } : {});
@@ -166,8 +168,8 @@ const getCatalog = createRoute({
     "Catalog revision, tool counts (per server, always loaded, deferred), token figures, index state (search scope)",
   description:
     "Token figures are counted with a BPE tokenizer (cl100k_base) over each definition's JSON (model-facing name, " +
-    "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only new " +
-    "or changed tools are tokenized.",
+    "description, parameter schema) and over the deferred list's lines; counts are cached per tool content, so only " +
+    "new or changed tools are tokenized.",
   security: requires("search"),
   request: { params: tenantParam },
   responses: { 200: jsonContent(CatalogSchema, "The catalog"), ...errorResponses("forbidden", "not-found") },
@@ -181,9 +183,9 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     tags: ["catalog"],
     summary: "Add or update a batch of tools, all or nothing (write scope)",
     description:
-      "JSON `{tools:[...]}` or NDJSON (one tool per line, Content-Type: application/x-ndjson). Tools in MCP, Anthropic, " +
-      "OpenAI Chat or OpenAI Responses shape, each with `server`. Unchanged tools (same content hash) are not rewritten. " +
-      "A batch with any invalid tool is rejected whole with a 400 listing every bad item.",
+      "JSON `{tools:[...]}` or NDJSON (one tool per line, Content-Type: application/x-ndjson). Tools in MCP, " +
+      "Anthropic, OpenAI Chat or OpenAI Responses shape, each with `server`. Unchanged tools (same content hash) are " +
+      "not rewritten. A batch with any invalid tool is rejected whole with a 400 listing every bad item.",
     security: requires("write"),
     request: {
       params: tenantParam,

@@ -23,11 +23,12 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
     tags: ["catalog"],
     summary: "The catalog in a vendor's deferred form, for the vendors' client-side tool search (search scope)",
     description:
-      "anthropic: every tool as an Anthropic tool definition, deferred ones with `defer_loading: true`. openai-responses: " +
-      "one `namespace` per server (its description lists the server's tools) whose functions carry `defer_loading: true` " +
-      "unless always loaded. Names are model-facing names (`server__name`), the names search answers reference. The first " +
-      "page starts with tool_search, to be executed by the client through POST .../search (Anthropic: a plain tool; " +
-      'OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by tool id; page with `cursor`.',
+      "anthropic: every tool as an Anthropic tool definition, deferred ones with `defer_loading: true`. " +
+      "openai-responses: one `namespace` per server (its description lists the server's tools) whose functions carry " +
+      "`defer_loading: true` unless always loaded. Names are model-facing names (`server__name`), the names search " +
+      "answers reference. The first page starts with tool_search, to be executed by the client through POST " +
+      '.../search (Anthropic: a plain tool; OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by ' +
+      "tool id; page with `cursor`.",
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config.limits) },
     responses: {

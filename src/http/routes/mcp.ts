@@ -10,7 +10,7 @@
  * DELETE ends it. GET (a stream for server-initiated messages) is 405: this server sends none.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import * as streamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import { z } from "zod";
 import { issueReasons } from "../../catalog/batch.ts";
@@ -150,7 +150,7 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
 
   const server = buildMcpServer(backendFor(c, config, sessionId), { name: "tool-search", version: API_VERSION });
   // Stateless transport: session ids are handled above, against the tenant object, not in memory.
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
@@ -173,7 +173,8 @@ const mcpHeaders = z.object({
     .describe("The MCP session id from initialize; required on every later request"),
   "mcp-protocol-version": z.string().optional().describe("The protocol version negotiated at initialize"),
   "x-tool-search-session": SessionIdSchema.optional().describe(
-    "On initialize only: serve this existing tool-search session (created with POST .../sessions) instead of opening a new one",
+    "On initialize only: serve this existing tool-search session (created with POST " +
+      ".../sessions) instead of opening a new one",
   ),
 });
 
@@ -214,7 +215,9 @@ const JsonRpcResponseSchema = z
         content: [
           {
             type: "text",
-            text: '{"error":"search-budget-exhausted","budgetCap":3,"message":"This turn\'s 3 tool searches are spent, …"}',
+            text:
+              '{"error":"search-budget-exhausted","budgetCap":3,"message":"This turn\'s 3 tool ' +
+              'searches are spent, …"}',
           },
         ],
         structuredContent: {
@@ -264,14 +267,15 @@ const mcpPost = createRoute({
   tags: ["mcp"],
   summary: "MCP over Streamable HTTP: tool_search and tool_describe (search scope)",
   description:
-    "A Model Context Protocol server (Streamable HTTP, JSON responses). `initialize` opens a tool-search session whose id " +
-    "comes back in `Mcp-Session-Id` (or serves the session named by `X-Tool-Search-Session`); send it on every later request. " +
-    "Tools: `tool_search` (`query` or `tool_id`, `max_results`), budgeted per turn and activating what it finds in the session, " +
-    "and `tool_describe` (`tool_id`): a tool's full definition. Refusals are tool errors (`isError: true`) carrying the HTTP API's " +
-    'JSON, e.g. `{"error":"search-budget-exhausted","budgetCap":3,...}`. A turn starts when a `tools/call` carries ' +
-    '`_meta: {"tool-search/turn": n}` with the next number, when POST .../sessions/{id}/turns is called with the MCP session ' +
-    "id, or (until the client does either) when a search comes `mcp_turn_idle_seconds` (default 30) after the previous one. " +
-    "An unknown or ended session is 404 (JSON-RPC error -32001): initialize again.",
+    "A Model Context Protocol server (Streamable HTTP, JSON responses). `initialize` opens a tool-search session " +
+    "whose id comes back in `Mcp-Session-Id` (or serves the session named by `X-Tool-Search-Session`); send it on " +
+    "every later request. Tools: `tool_search` (`query` or `tool_id`, `max_results`), budgeted per turn and " +
+    "activating what it finds in the session, and `tool_describe` (`tool_id`): a tool's full definition. Refusals " +
+    "are tool errors (`isError: true`) carrying the HTTP API's JSON, e.g. " +
+    '`{"error":"search-budget-exhausted","budgetCap":3,...}`. A turn starts when a `tools/call` carries `_meta: ' +
+    '{"tool-search/turn": n}` with the next number, when POST .../sessions/{id}/turns is called with the MCP session ' +
+    "id, or (until the client does either) when a search comes `mcp_turn_idle_seconds` (default 30) after the " +
+    "previous one. An unknown or ended session is 404 (JSON-RPC error -32001): initialize again.",
   security: requires("search"),
   request: {
     params: z.object({ tenant: TenantIdSchema }),

@@ -32,8 +32,8 @@ const plan = createRoute({
   description:
     "Off when fewer than `min_tools` (30) tools are deferrable; otherwise on when their definitions take more than " +
     "`min_pct` (5) % of the context window OR more than `min_tokens` (50,000) tokens. min_pct and min_tokens both 0 " +
-    "force it on. Thresholds come from the tenant's `plan` setting; the request may override them. Tokens are counted " +
-    "with a BPE tokenizer (cl100k_base).",
+    "force it on. Thresholds come from the tenant's `plan` setting; the request may override them. Tokens are " +
+    "counted with a BPE tokenizer (cl100k_base).",
   security: requires("search"),
   request: { params: tenantParam, body: jsonBody(PlanRequestSchema) },
   responses: { 200: jsonContent(PlanResponseSchema, "The decision"), ...errorResponses("forbidden", "not-found") },
@@ -46,9 +46,9 @@ const toolResults = createRoute({
   summary:
     "Convert an MCP CallToolResult into {textResultForLlm, resultType, sessionLog, binaryResultsForLlm} (search scope)",
   description:
-    "Text blocks and embedded text resources join into textResultForLlm (one per line); images, audio and embedded blobs " +
-    "go to binaryResultsForLlm; resource links become a line of text; with no text, structuredContent is given as JSON; " +
-    "isError true gives resultType failure. Block types not listed are skipped (and counted in sessionLog).",
+    "Text blocks and embedded text resources join into textResultForLlm (one per line); images, audio and embedded " +
+    "blobs go to binaryResultsForLlm; resource links become a line of text; with no text, structuredContent is given " +
+    "as JSON; isError true gives resultType failure. Block types not listed are skipped (and counted in sessionLog).",
   security: requires("search"),
   request: { params: tenantParam, body: jsonBody(CallToolResultSchema) },
   responses: {
@@ -64,9 +64,9 @@ export function registerPlanningRoutes(app: OpenAPIHono<AppEnv>, config: Service
     tags: ["catalog"],
     summary: "The compact deferred list: one `server::tool: description` line per deferred tool (search scope)",
     description:
-      "Deferred tools are the ones not always loaded. Descriptions are put on one line and cut to at most 1,024 bytes of " +
-      "UTF-8 on a character boundary. `Accept: text/plain` gives the lines as text (the next page's cursor, if any, in " +
-      "the `X-Next-Cursor` header); otherwise JSON. Ordered by tool id, a page at a time.",
+      "Deferred tools are the ones not always loaded. Descriptions are put on one line and cut to at most 1,024 " +
+      "bytes of UTF-8 on a character boundary. `Accept: text/plain` gives the lines as text (the next page's cursor, " +
+      "if any, in the `X-Next-Cursor` header); otherwise JSON. Ordered by tool id, a page at a time.",
     security: requires("search"),
     request: { params: tenantParam, query: deferredQuerySchema(config.limits) },
     responses: {

@@ -52,17 +52,18 @@ export function registerSearchRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
     tags: ["search"],
     summary: "Find tools: exactly one of tool_id (exact) or query (ranked keywords) (search scope)",
     description:
-      "A query that is exactly a tool's name (or the tail of a namespaced name, or `server::name`, `mcp__server__name`) " +
-      "returns that tool first. Other hits are ranked by score (BM25F+ evidence over ln(1 + N), plus server context); they are " +
-      "returned when the best of them reaches the threshold, down to half the threshold. When " +
-      "nothing does, the answer is 200 with empty `results` and a `message` saying so. Ties are broken by tool_id. " +
-      "With `session_id`, the search counts against the session's per-turn budget (every search that runs counts, " +
-      "`tool_id` lookups and searches that find nothing included); once the budget is spent the search does not run and " +
-      'the answer is 429 `{"error":"search-budget-exhausted","budgetCap":3,"message":...}`. The results are activated in ' +
-      "the session in the same storage transaction that answers, so they are callable in the very next step; `activated` " +
-      "lists the ones that were not active before. The vendor formats (`anthropic-tool-reference`, " +
-      "`openai-tool-search-output`, with `call_id`) add the answer to the model's client-side tool search call, ready to send: " +
-      "`tool_result` (Anthropic) or `input_items` (OpenAI); a 404 or 429 then carries the same field with the refusal.",
+      "A query that is exactly a tool's name (or the tail of a namespaced name, or `server::name`, " +
+      "`mcp__server__name`) returns that tool first. Other hits are ranked by score (BM25F+ evidence over ln(1 + N), " +
+      "plus server context); they are returned when the best of them reaches the threshold, down to half the " +
+      "threshold. When nothing does, the answer is 200 with empty `results` and a `message` saying so. Ties are " +
+      "broken by tool_id. With `session_id`, the search counts against the session's per-turn budget (every search " +
+      "that runs counts, `tool_id` lookups and searches that find nothing included); once the budget is spent the " +
+      'search does not run and the answer is 429 `{"error":"search-budget-exhausted","budgetCap":3,"message":...}`. ' +
+      "The results are activated in the session in the same storage transaction that answers, so they are callable " +
+      "in the very next step; `activated` lists the ones that were not active before. The vendor formats " +
+      "(`anthropic-tool-reference`, `openai-tool-search-output`, with `call_id`) add the answer to the model's " +
+      "client-side tool search call, ready to send: `tool_result` (Anthropic) or `input_items` (OpenAI); a 404 or " +
+      "429 then carries the same field with the refusal.",
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), body: jsonBody(searchRequestSchema(config.limits)) },
     responses: {

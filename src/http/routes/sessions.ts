@@ -72,7 +72,9 @@ type SessionRouteSpec = Pick<RouteConfig, "summary" | "description" | "responses
   request?: Omit<NonNullable<RouteConfig["request"]>, "params">;
 };
 
-/** A route on one session (`suffix` after its path): every one takes the search scope and names the session in its path. */
+/**
+ * A route on one session (`suffix` after its path): every one takes the search scope and names the session in its path.
+ */
 function sessionRoute<const M extends RouteConfig["method"], const S extends string, const R extends SessionRouteSpec>(
   method: M,
   suffix: S,
@@ -106,8 +108,8 @@ const startTurn = createRoute(
   sessionRoute("post", "/turns", {
     summary: "Start the next agent turn: the search budget starts again (search scope)",
     description:
-      'Call this when the user sends a new message. The body is optional; `{"turn": n}` makes a retried call harmless ' +
-      "(asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
+      'Call this when the user sends a new message. The body is optional; `{"turn": n}` makes a retried call ' +
+      "harmless (asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
     request: { body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
     responses: {
       200: jsonContent(SessionSchema, "The session in its new turn"),
@@ -120,10 +122,10 @@ const toolList = createRoute(
   sessionRoute("get", "/tools", {
     summary: "The tool definitions to send with the session's next model request (search scope)",
     description:
-      "In this order: tool_search, the always-loaded tools, the session's client tools, the activated tools in activation " +
-      "order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are model-facing names: " +
-      "unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from here after context " +
-      "compaction: activated tools persist for the life of the session.",
+      "In this order: tool_search, the always-loaded tools, the session's client tools, the activated tools in " +
+      "activation order. Activation only appends, so the list's prefix stays stable for prompt caches. Names are " +
+      "model-facing names: unique, 1-64 characters of A-Z a-z 0-9 _ -, valid for every format. Rebuild the list from " +
+      "here after context compaction: activated tools persist for the life of the session.",
     request: { query: z.object({ format: OutputFormatSchema.default("mcp") }) },
     responses: { 200: jsonContent(ToolListSchema, "The tool list"), ...errorResponses("forbidden", "not-found") },
   }),
@@ -133,10 +135,10 @@ const resolve = createRoute(
   sessionRoute("post", "/resolve", {
     summary: "The definition of a tool the model called, if it is active in the session (search scope)",
     description:
-      "Accepts the model-facing name, a tool id or a bare tool name. A tool that is not in the session's tool list (or not " +
-      "in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active set. Call " +
-      "tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says whether it exists. " +
-      "A bare name shared by several active tools gets 409 `conflict` listing their ids.",
+      "Accepts the model-facing name, a tool id or a bare tool name. A tool that is not in the session's tool list " +
+      "(or not in the catalog at all) gets 409 `tool-not-active` with the rescue message: `Tool 'X' not in active " +
+      "set. Call tool_search(query='X') to discover it, or use one of: <always-loaded names>`; `in_catalog` says " +
+      "whether it exists. A bare name shared by several active tools gets 409 `conflict` listing their ids.",
     request: { body: jsonBody(ResolveRequestSchema) },
     responses: {
       200: jsonContent(ResolveResponseSchema, "The tool is active"),
@@ -153,9 +155,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     tags: TAGS,
     summary: "Create a session (search scope); 201 when created, 200 when it already existed with the same options",
     description:
-      "Every option is optional (an empty body is fine). `session_id` lets a client name its session (a retried create " +
-      "then answers 200 with the existing session; the same id with other options is a 409). The session ends after " +
-      "`ttl_seconds` without a call that names it.",
+      "Every option is optional (an empty body is fine). `session_id` lets a client name its session (a retried " +
+      "create then answers 200 with the existing session; the same id with other options is a 409). The session ends " +
+      "after `ttl_seconds` without a call that names it.",
     security: requires("search"),
     request: {
       params: z.object({ tenant: TenantIdSchema }),
@@ -213,10 +215,10 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     sessionRoute("put", "/tools", {
       summary: "Replace the session's own client tools as one step (setTools) (search scope)",
       description:
-        "The session then holds exactly these tools; `[]` removes them. Names must be 1-64 characters of A-Z a-z 0-9 _ -, " +
-        "without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A rejected call " +
-        "leaves the previous tools in place. Concurrent calls apply one at a time, in the order they arrive; each answer " +
-        "carries the `tools_version` it produced.",
+        "The session then holds exactly these tools; `[]` removes them. Names must be 1-64 characters of A-Z a-z 0-9 " +
+        "_ -, without `__` and not `tool_search`; a name that is a catalog tool's model-facing name is a 409. A " +
+        "rejected call leaves the previous tools in place. Concurrent calls apply one at a time, in the order they " +
+        "arrive; each answer carries the `tools_version` it produced.",
       request: {
         body: { required: true, content: { "application/json": { schema: setToolsBodySchema(config.limits) } } },
       },

@@ -32,9 +32,9 @@ export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     tags: ["settings"],
     summary: "Replace the tenant's synonym map (admin scope); {} removes every synonym",
     description:
-      "Searches that contain a key (a word or phrase, compared after the same analysis as tool text: case, plurals and " +
-      "word forms do not matter) are also searched for each of the key's expansions, at full weight. `explain` shows " +
-      "which terms a synonym added (`via`). Takes effect from the next search; the catalog is not re-indexed.",
+      "Searches that contain a key (a word or phrase, compared after the same analysis as tool text: case, plurals " +
+      "and word forms do not matter) are also searched for each of the key's expansions, at full weight. `explain` " +
+      "shows which terms a synonym added (`via`). Takes effect from the next search; the catalog is not re-indexed.",
     security: requires("admin"),
     request: { params, body: jsonBody(body) },
     responses: { 200: jsonContent(body, "The synonym map now in force"), ...errorResponses("forbidden", "not-found") },

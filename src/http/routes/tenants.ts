@@ -94,10 +94,11 @@ function auditRoute(config: ServiceConfig) {
     tags: ["audit"],
     summary: "The audit trail: key, settings and catalog changes, newest first (admin scope)",
     description:
-      "One entry per change to keys (created, revoked), settings, or the catalog (tools upserted, a server replaced or " +
-      "deleted, a tool deleted), written in the same storage transaction as the change: who (`operator` or `key:<id>`), " +
-      "what, when, the catalog revision, and ids and counts (never secrets or tool bodies). Writes that change nothing " +
-      "are not recorded. Retention: the newest `audit_max_entries` (10,000) entries, none older than `audit_max_age_days` (90).",
+      "One entry per change to keys (created, revoked), settings, or the catalog (tools upserted, a server replaced " +
+      "or deleted, a tool deleted), written in the same storage transaction as the change: who (`operator` or " +
+      "`key:<id>`), what, when, the catalog revision, and ids and counts (never secrets or tool bodies). Writes that " +
+      "change nothing are not recorded. Retention: the newest `audit_max_entries` (10,000) entries, none older than " +
+      "`audit_max_age_days` (90).",
     security: requires("admin"),
     request: { params: tenantParam, query: auditQuerySchema(config.limits) },
     responses: { 200: jsonContent(AuditPageSchema, "A page of entries"), ...errorResponses("forbidden", "not-found") },
