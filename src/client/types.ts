@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import type { ToolInputSchemas } from "../catalog/formats.ts";
-import type { SettingsPatchSchema, SettingsSchema } from "../config/settings.ts";
+import type { SettingsPatchSchema, SettingsSchema } from "../tenancy/settings.ts";
 import type { ERROR_CODES } from "../errors.ts";
 import type {
   CallToolResultSchema,

@@ -5,10 +5,8 @@
  */
 import { limitNote } from "../config/limits.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
-import { digestsEqual, generateKey, hashSecret, type Scope } from "./keys.ts";
+import { type Caller, digestsEqual, generateKey, hashSecret, type Scope } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
-
-export type Caller = { kind: "operator" } | { kind: "key"; keyId: string; secret: string };
 
 export interface KeyRecord {
   hash: Uint8Array;

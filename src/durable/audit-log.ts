@@ -8,7 +8,7 @@
  * older than `audit_max_age_days`, are dropped in the same transaction.
  */
 import type { Limits } from "../config/limits.ts";
-import type { Caller } from "./access.ts";
+import type { Caller } from "../tenancy/keys.ts";
 import type { Meta } from "./meta.ts";
 
 export const AUDIT_ACTIONS = [

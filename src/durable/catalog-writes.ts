@@ -7,7 +7,7 @@ import { modelName } from "../catalog/render.ts";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
 import { fail, ok, type Result } from "../errors.ts";
-import type { Caller } from "./access.ts";
+import type { Caller } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { unknownTool } from "./unknown-tool.ts";
 

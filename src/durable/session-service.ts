@@ -21,7 +21,7 @@ import {
 } from "../sessions/session.ts";
 import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
-import { ALPHABET, randomString } from "./keys.ts";
+import { ALPHABET, randomString } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
 export interface SessionToolList {

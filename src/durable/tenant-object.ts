@@ -9,14 +9,14 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
-import type { Settings, SettingsPatch } from "../config/settings.ts";
-import type { SynonymMap } from "../config/synonyms.ts";
+import type { Settings, SettingsPatch } from "../tenancy/settings.ts";
+import type { SynonymMap } from "../tenancy/synonyms.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionOptions, SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import type { ListEntry } from "../sessions/tool-list.ts";
-import { Access, type Caller, type KeyInfo, type KeyRecord } from "./access.ts";
+import { Access, type KeyInfo, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog, type AuditEntry } from "./audit-log.ts";
 import {
@@ -31,7 +31,7 @@ import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites, type BatchCounts } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
-import type { Scope } from "./keys.ts";
+import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";

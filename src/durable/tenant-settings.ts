@@ -3,11 +3,11 @@
  * on every search, so they are parsed once and cached until an admin changes them.
  */
 import type { z } from "zod";
-import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../config/settings.ts";
-import { synonymsSchema, type SynonymMap } from "../config/synonyms.ts";
+import { applySettingsPatch, SettingsSchema, type Settings, type SettingsPatch } from "../tenancy/settings.ts";
+import { synonymsSchema, type SynonymMap } from "../tenancy/synonyms.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import { compileSynonyms, type Synonyms } from "../search/query.ts";
-import type { Caller } from "./access.ts";
+import type { Caller } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
 export interface TenantSynonyms {

@@ -7,7 +7,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
-import { TENANT_ID } from "../durable/keys.ts";
+import { TENANT_ID } from "../tenancy/keys.ts";
 import type { Context } from "hono";
 import { limitNote } from "../config/limits.ts";
 import type { ApiError } from "../errors.ts";

@@ -6,8 +6,8 @@
  */
 import type { Context } from "hono";
 import type { ServiceConfig } from "../config/env.ts";
-import { digestsEqual, hashSecret, parseKey } from "../durable/keys.ts";
-import type { Caller } from "../durable/access.ts";
+import { digestsEqual, hashSecret, parseKey } from "../tenancy/keys.ts";
+import type { Caller } from "../tenancy/keys.ts";
 import { errorBody, type ApiError } from "../errors.ts";
 import type { RateLimitSubject } from "./rate-limit.ts";
 

@@ -1,6 +1,6 @@
 /** What every handler can read from the request context. */
 import type { ServiceConfig } from "../config/env.ts";
-import type { Caller } from "../durable/access.ts";
+import type { Caller } from "../tenancy/keys.ts";
 import type { TenantObject } from "../durable/tenant-object.ts";
 
 /**

@@ -2,7 +2,7 @@
  * Small builders for route declarations, so each route reads as what it accepts, whom it serves and what it returns.
  */
 import type { z } from "zod";
-import type { Scope } from "../durable/keys.ts";
+import type { Scope } from "../tenancy/keys.ts";
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 

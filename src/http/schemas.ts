@@ -8,11 +8,11 @@ import { DeferSchema, ServerNameSchema } from "../catalog/tool.ts";
 import { OUTPUT_FORMATS, OutputFormatSchema } from "../catalog/render.ts";
 import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendor.ts";
 import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
-import { SettingsSchema } from "../config/settings.ts";
+import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../search/document.ts";
 import { AUDIT_ACTIONS } from "../durable/audit-log.ts";
-import { ScopeSchema, TENANT_ID } from "../durable/keys.ts";
+import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 
 export const ErrorSchema = z

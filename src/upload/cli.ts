@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { ToolSearchClient } from "../client/index.ts";
 import { SERVER_NAME } from "../catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../config/limits.ts";
-import { parseKey } from "../durable/keys.ts";
+import { parseKey } from "../tenancy/keys.ts";
 import { listServerTools, readMcpConfig } from "./mcp-config.ts";
 import { planUploads, groupByServer, type ServerUpload } from "./plan.ts";
 import { createProgress } from "./progress.ts";

@@ -19,7 +19,7 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { fail, ok, type Result } from "../../errors.ts";
 import { buildMcpServer, type McpBackend } from "../../mcp/server.ts";
 import { TOOL_SEARCH_ARGS, type McpToolDefinition } from "../../mcp/tools.ts";
-import { ALPHABET, randomString } from "../../durable/keys.ts";
+import { ALPHABET, randomString } from "../../tenancy/keys.ts";
 import { SessionIdSchema } from "../../sessions/session.ts";
 import { API_VERSION } from "../version.ts";
 import type { AppEnv } from "../context.ts";

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { ServiceConfig } from "../../config/env.ts";
-import { synonymsSchema } from "../../config/synonyms.ts";
+import { synonymsSchema } from "../../tenancy/synonyms.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
 import { errorResponses, jsonBody, jsonContent, requires } from "../openapi.ts";

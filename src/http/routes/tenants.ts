@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { ServiceConfig } from "../../config/env.ts";
-import { SettingsPatchSchema, SettingsSchema } from "../../config/settings.ts";
+import { SettingsPatchSchema, SettingsSchema } from "../../tenancy/settings.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";

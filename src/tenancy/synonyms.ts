@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { analyze } from "../search/tokenizer.ts";
-import { limitNote, type Limits } from "./limits.ts";
+import { limitNote, type Limits } from "../config/limits.ts";
 
 /** A key or an expansion: a word or a phrase of at most this many searchable words. */
 const MAX_WORDS = 4;

@@ -1,5 +1,6 @@
 /**
- * Tenant API keys: `tsk_<tenant>_<key id>_<secret>`.
+ * Tenant ids, API keys and their scopes, and who calls: pure rules that the Worker (auth), the tenant object
+ * (key records) and the upload CLI (a key names its tenant) share. Keys look like `tsk_<tenant>_<key id>_<secret>`.
  *
  * The recognisable `tsk_` prefix lets secret scanners find leaked keys; the tenant in the key lets
  * the Worker refuse a key on another tenant's path before any storage is touched; the key id
@@ -19,6 +20,9 @@ export const TENANT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const KEY_PATTERN = /^tsk_([a-z0-9][a-z0-9-]{0,62})_([a-z0-9]{12})_([A-Za-z0-9]{40})$/;
 export const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** Who makes a call to a tenant object: the operator, or the holder of a key (checked by the object). */
+export type Caller = { kind: "operator" } | { kind: "key"; keyId: string; secret: string };
 
 export interface ParsedKey {
   tenant: string;
