@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]] [--
- * --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
+ * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]]
+ *   [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
  * (`--catalogs=` with no names runs the HTTP part alone; `--markdown` also prints the tables as Markdown.)
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same

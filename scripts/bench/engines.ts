@@ -2,8 +2,9 @@
  * The three engines the bench compares, over the same documents (the search text our index
  * analyses: name, server, description, parameter text, keywords, with the same analysis) and the
  * same queries:
- *   ours        the worker's own code: ToolIndex, the tenant schema, CatalogRepo and IndexCache
- *               (checksummed snapshot chunks in SQLite, restore, rebuild from rows);
+ *   ours        the worker's own code: ToolIndex, and the tenant schema, CatalogRepo and IndexCache
+ *               (checksummed snapshot chunks in SQLite, restore, rebuild from rows) through
+ *               src/durable/index-storage.ts;
  *   minisearch  MiniSearch 7 with our analyser, field boosts like ours, JSON snapshot;
  *   fts5        SQLite FTS5 (node:sqlite) over pre-analysed text, bm25() with our field weights.
  * Each reports build, snapshot, restore (snapshot to first answer), rebuild from rows and search.
@@ -14,17 +15,10 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import MiniSearch from "minisearch";
 import { toRow, type ToolRow } from "../../src/catalog/tool.ts";
-import { CatalogRepo } from "../../src/durable/catalog-repo.ts";
-import { IndexCache, searchable } from "../../src/durable/index-cache.ts";
-import { Meta } from "../../src/durable/meta.ts";
-import { migrate } from "../../src/durable/schema.ts";
-import {
-  FIELDS,
-  toSearchDocument,
-  type Field,
-  type SearchableTool,
-  type SearchDocument,
-} from "../../src/search/document.ts";
+import { searchable } from "../../src/catalog/render.ts";
+import { type IndexStorage, openIndexStorage } from "../../src/durable/index-storage.ts";
+import { FIELDS, type Field } from "../../src/catalog/fields.ts";
+import { toSearchDocument, type SearchableTool, type SearchDocument } from "../../src/search/document.ts";
 import { DEFAULT_BM25F } from "../../src/search/ranker.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
@@ -65,13 +59,12 @@ export interface Engine {
  */
 export class TenantRows {
   readonly db = new DatabaseSync(":memory:");
-  readonly sql = nodeSqlStorage(this.db);
-  readonly meta = new Meta(this.sql);
-  readonly repo = new CatalogRepo(this.sql);
+  readonly storage = openIndexStorage(nodeSqlStorage(this.db));
+  readonly meta = this.storage.meta;
+  readonly repo = this.storage.repo;
 
   static async of(tools: readonly BenchTool[]): Promise<TenantRows> {
     const t = new TenantRows();
-    migrate(t.sql);
     const rows = await Promise.all(
       tools.map((tool) =>
         toRow({
@@ -129,7 +122,7 @@ export function warmUp(t: TenantRows, tools = 1_000): void {
 
 export class Ours implements Engine {
   readonly name = "ours";
-  private cache: IndexCache | null = null;
+  private cache: ReturnType<IndexStorage["indexCache"]> | null = null;
   private readonly t: TenantRows;
 
   constructor(t: TenantRows) {
@@ -142,7 +135,7 @@ export class Ours implements Engine {
     // Restore: a cold object with a current snapshot, timed to its first answer. Nothing built
     // above is still referenced, so the heap delta is the restored index alone.
     const restored = measureHeap(() => {
-      const cache = new IndexCache(this.t.sql, this.t.repo, this.t.meta);
+      const cache = this.t.storage.indexCache();
       cache.get().search(FIRST_QUERY, { limit: LIMIT, threshold: THRESHOLD });
       return cache;
     });
@@ -175,7 +168,7 @@ export class Ours implements Engine {
   private rebuildAndSnapshot(): { ms: number; snapshotMs: number; snapshotBytes: number; chunks: number } {
     this.t.db.exec("DELETE FROM snapshot_chunks");
     this.t.db.exec("DELETE FROM meta WHERE key LIKE 'snapshot_%'");
-    const cache = new IndexCache(this.t.sql, this.t.repo, this.t.meta);
+    const cache = this.t.storage.indexCache();
     const rebuild = time(() => cache.get().search(FIRST_QUERY, { limit: LIMIT, threshold: THRESHOLD }));
     if (cache.lastLoad?.source !== "rebuild") throw new Error("expected a rebuild");
     const written = time(() => cache.writeSnapshot());

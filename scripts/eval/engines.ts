@@ -6,10 +6,11 @@
 import { create, insertMultiple, search as oramaSearch, type AnyOrama } from "@orama/orama";
 import MiniSearch from "minisearch";
 import { parseToolBatch } from "../../src/catalog/batch.ts";
+import { searchable } from "../../src/catalog/render.ts";
 import type { ToolRow } from "../../src/catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
-import { searchable } from "../../src/durable/index-cache.ts";
-import { FIELDS, toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
+import { FIELDS } from "../../src/catalog/fields.ts";
+import { toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
 import { ToolIndex, type Hit } from "../../src/search/tool-index.ts";
 import type { ServiceTool } from "./dataset.ts";
 import { DEPTH } from "./metrics.ts";

@@ -33,6 +33,14 @@ export function modelName(tool: Pick<ToolRow, "server" | "name">): string {
   return `${full.slice(0, MODEL_NAME_MAX - 9)}_${fnv1a(`${tool.server}::${tool.name}`)}`;
 }
 
+/**
+ * A row as the index takes it (search/'s SearchableTool): the model-facing name is one more name the tool answers
+ * to exactly, so a model that searches for the name it was shown finds the tool.
+ */
+export function searchable(row: ToolRow): ToolRow & { aliases: string[] } {
+  return { ...row, aliases: [modelName(row)] };
+}
+
 export type Definition = JsonObject;
 
 export function renderDefinition(tool: ToolRow, format: OutputFormat, name: string = modelName(tool)): Definition {

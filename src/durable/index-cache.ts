@@ -3,17 +3,12 @@
  * catalog revision and index version, otherwise rebuilt from the rows. A Durable Object forgets
  * its memory after ~10 s idle, so this runs on the hot path of every cold start.
  */
-import { modelName } from "../catalog/render.ts";
+import { searchable } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
-import type { SearchableTool } from "../search/document.ts";
 import { INDEX_VERSION, ToolIndex } from "../search/tool-index.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import { chunked, crc32 } from "./chunks.ts";
 import type { Meta } from "./meta.ts";
-
-export function searchable(row: ToolRow): SearchableTool {
-  return { ...row, aliases: [modelName(row)] };
-}
 
 export interface LoadReport {
   source: "snapshot" | "rebuild";

@@ -6,7 +6,7 @@
 import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { ok, type Result } from "../errors.ts";
-import { FIELDS } from "../search/document.ts";
+import { FIELDS } from "../catalog/fields.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";

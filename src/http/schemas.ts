@@ -10,7 +10,7 @@ import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendo
 import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
-import { FIELDS } from "../search/document.ts";
+import { FIELDS } from "../catalog/fields.ts";
 import { AUDIT_ACTIONS } from "../durable/audit-log.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";

@@ -5,10 +5,8 @@
  * catalog rows in storage remain the single source of a tool's definition.
  */
 
+import type { Field } from "../catalog/fields.ts";
 import { analyze, phrases } from "./tokenizer.ts";
-
-export const FIELDS = ["name", "server", "description", "params", "keywords"] as const;
-export type Field = (typeof FIELDS)[number];
 
 /** The parts of a tool row the search core reads (a catalog row satisfies it). */
 export interface SearchableTool {

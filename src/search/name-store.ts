@@ -11,7 +11,8 @@
  * documents' entries are skipped at lookup and dropped at the next freeze.
  */
 import type { AnyOrama, IDocumentsStore } from "@orama/orama";
-import { FIELDS, type SearchDocument } from "./document.ts";
+import { FIELDS } from "../catalog/fields.ts";
+import type { SearchDocument } from "./document.ts";
 import { nameKeys, type NameKeys } from "./names.ts";
 
 const SEPARATOR = "\u0001";

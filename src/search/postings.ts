@@ -20,7 +20,7 @@
  * `searchByWhereClause` hooks) is not used: the cast below records that this is a partial IIndex.
  */
 import type { AnyOrama, IIndex, SearchableType, Tokenizer } from "@orama/orama";
-import { FIELDS, type Field } from "./document.ts";
+import { FIELDS, type Field } from "../catalog/fields.ts";
 
 /** Bits per field in a packed term-count word: counts above 63 are capped (BM25 saturates long before). */
 export const TF_BITS = 6;

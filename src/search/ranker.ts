@@ -12,7 +12,7 @@
  *
  * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
-import { FIELDS, type Field } from "./document.ts";
+import { FIELDS, type Field } from "../catalog/fields.ts";
 import {
   documentFrequency,
   ensureClean,

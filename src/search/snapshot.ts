@@ -15,7 +15,7 @@
  * of the index's own arrays: writing a snapshot does not hold a second copy of the postings.
  */
 import type { RawData } from "@orama/orama";
-import { FIELDS, type Field } from "./document.ts";
+import { FIELDS, type Field } from "../catalog/fields.ts";
 import { emptyTable, type HashTable, type NameStore } from "./name-store.ts";
 import { createPostingsStore, frozenEntries, type PostingsStore } from "./postings.ts";
 

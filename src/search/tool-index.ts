@@ -6,7 +6,8 @@
  * bench) and the tests all run exactly this code.
  */
 import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
-import { FIELDS, fieldTerms, toSearchDocument, type Field, type SearchableTool } from "./document.ts";
+import { FIELDS, type Field } from "../catalog/fields.ts";
+import { fieldTerms, toSearchDocument, type SearchableTool } from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";

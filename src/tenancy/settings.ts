@@ -3,7 +3,7 @@
  * validated as a whole, so a tenant never holds a setting the service cannot honour.
  */
 import { z } from "zod";
-import { FIELDS, type Field } from "../search/document.ts";
+import { FIELDS, type Field } from "../catalog/fields.ts";
 import { DeferSchema } from "../catalog/tool.ts";
 
 const weight = z.number().min(0).max(20);
