@@ -5,14 +5,16 @@
 import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
+import { round } from "../contract/figures.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
 import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
 import type { TokenTotals } from "./catalog-views.ts";
 import type { LoadReport } from "./index-cache.ts";
-import { round } from "./search-service.ts";
+import type { SessionService } from "./session-service.ts";
 import type { TenantParts } from "./tenant-parts.ts";
+import type { TenantSettings } from "./tenant-settings.ts";
 import { unknownTool } from "./unknown-tool.ts";
 
 /** A page by tool id: after `after`, of one server when named. */
@@ -66,7 +68,10 @@ export interface PlanOutput extends PlanDecision {
   tokenizer: string;
 }
 
-type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "settings" | "sessions" | "transaction">;
+type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "transaction"> & {
+  settings: TenantSettings;
+  sessions: SessionService;
+};
 
 export class CatalogReads {
   private readonly tenant: Parts;

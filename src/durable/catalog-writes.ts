@@ -8,6 +8,7 @@ import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { Caller } from "../tenancy/keys.ts";
+import type { Alarms } from "./alarms.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { unknownTool } from "./unknown-tool.ts";
 
@@ -27,8 +28,8 @@ interface ServerWrite {
 
 type Parts = Pick<
   TenantParts,
-  "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "alarms" | "config" | "transaction"
->;
+  "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "config" | "transaction"
+> & { alarms: Alarms };
 
 export class CatalogWrites {
   private readonly tenant: Parts;

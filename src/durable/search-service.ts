@@ -5,6 +5,7 @@
  */
 import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
+import { round } from "../contract/figures.ts";
 import { ok, type Result } from "../errors.ts";
 import { FIELDS } from "../catalog/fields.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
@@ -12,8 +13,10 @@ import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import { idleTurnDue } from "../sessions/session.ts";
-import type { ExportFacts } from "./catalog-reads.ts";
+import type { CatalogReads, ExportFacts } from "./catalog-reads.ts";
+import type { SessionService } from "./session-service.ts";
 import type { TenantParts } from "./tenant-parts.ts";
+import type { TenantSettings } from "./tenant-settings.ts";
 import { unknownTool } from "./unknown-tool.ts";
 
 export interface SearchInput {
@@ -53,15 +56,11 @@ export interface SearchOutput {
   facts?: ExportFacts;
 }
 
-/** Figures as the API shows them: four decimals. */
-export function round(n: number): number {
-  return Math.round(n * 10_000) / 10_000;
-}
-
-type Parts = Pick<
-  TenantParts,
-  "repo" | "index" | "sessionStore" | "settings" | "sessions" | "reads" | "config" | "transaction"
->;
+type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "config" | "transaction"> & {
+  settings: TenantSettings;
+  sessions: SessionService;
+  reads: CatalogReads;
+};
 
 export class SearchService {
   private readonly tenant: Parts;

@@ -22,7 +22,9 @@ import {
 import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
 import { ALPHABET, randomString } from "../tenancy/keys.ts";
+import type { Alarms } from "./alarms.ts";
 import type { TenantParts } from "./tenant-parts.ts";
+import type { TenantSettings } from "./tenant-settings.ts";
 
 export interface SessionToolList {
   session_id: string;
@@ -31,10 +33,10 @@ export interface SessionToolList {
   entries: ListEntry[];
 }
 
-type Parts = Pick<
-  TenantParts,
-  "meta" | "sessionStore" | "repo" | "views" | "settings" | "alarms" | "config" | "transaction"
->;
+type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "config" | "transaction"> & {
+  settings: TenantSettings;
+  alarms: Alarms;
+};
 
 export class SessionService {
   private readonly tenant: Parts;

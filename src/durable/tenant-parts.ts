@@ -1,20 +1,17 @@
 /**
- * What a tenant object wires together: the storage over its one SQLite database, what only the
- * object itself can give (configuration, transactions, the alarm), and the services built on
- * them. Each service takes the parts it uses, named in a `Pick` of this, so its dependencies show
- * at its head.
+ * What a tenant object gives every service it wires: the storage over its one SQLite database and what only the
+ * object itself can give (configuration, transactions, the alarm). Each service takes the parts it uses, named in a
+ * `Pick` of this, plus the other services it calls, by their own types, so its dependencies show at its head. The
+ * services call one another in one direction (settings and alarms, then sessions, then catalog reads, then search),
+ * so no file imports one that imports it back.
  */
 import type { ServiceConfig } from "../config/env.ts";
-import type { Alarms } from "./alarms.ts";
 import type { AuditLog } from "./audit-log.ts";
-import type { CatalogReads } from "./catalog-reads.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { Meta } from "./meta.ts";
-import type { SessionService } from "./session-service.ts";
 import type { SessionStore } from "./session-store.ts";
-import type { TenantSettings } from "./tenant-settings.ts";
 
 export interface TenantParts {
   sql: SqlStorage;
@@ -30,9 +27,4 @@ export interface TenantParts {
   /** The object's `transactionSync`: all of `work` is committed, or none of it. */
   transaction<T>(work: () => T): T;
   setAlarm(at: number): Promise<void>;
-
-  settings: TenantSettings;
-  alarms: Alarms;
-  sessions: SessionService;
-  reads: CatalogReads;
 }
