@@ -7,7 +7,7 @@
  *   const { results } = await acme.search({ query: "list open issues" });
  *
  * Every method maps to one route; its request and response types come from the zod schemas in
- * src/http/schemas.ts and session-schemas.ts (see types.ts). Error answers throw ToolSearchError
+ * src/contract/schemas.ts and session-schemas.ts (see types.ts). Error answers throw ToolSearchError
  * with the `{error, message}` body and the status. A route group added to the API gets a namespace
  * on TenantClient built the same way; `request()` reaches any route in the meantime.
  */

@@ -24,7 +24,7 @@ import type {
   StartTurnSchema,
   ToolListSchema,
   ToolResultObjectSchema,
-} from "../http/session-schemas.ts";
+} from "../contract/session-schemas.ts";
 import type {
   BudgetSchema,
   CatalogSchema,
@@ -47,8 +47,8 @@ import type {
   ToolDetailSchema,
   ToolPageSchema,
   ToolSummarySchema,
-} from "../http/schemas.ts";
-import type { CatalogExportSchema, exportQuerySchema } from "../http/export-schemas.ts";
+} from "../contract/schemas.ts";
+import type { CatalogExportSchema, exportQuerySchema } from "../contract/export-schemas.ts";
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 export type ErrorBody = z.output<typeof ErrorSchema>;

@@ -4,6 +4,7 @@
  * a valid key costs a hash and no SQL read.
  */
 import { limitNote } from "../config/limits.ts";
+import type { KeyInfo } from "../contract/schemas.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { type Caller, digestsEqual, generateKey, hashSecret, type Scope } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
@@ -12,14 +13,6 @@ export interface KeyRecord {
   hash: Uint8Array;
   scopes: Scope[];
   revoked: boolean;
-}
-
-export interface KeyInfo {
-  id: string;
-  scopes: Scope[];
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -8,34 +8,9 @@
  * older than `audit_max_age_days`, are dropped in the same transaction.
  */
 import type { Limits } from "../config/limits.ts";
+import type { AuditAction, AuditEntry } from "../contract/schemas.ts";
 import type { Caller } from "../tenancy/keys.ts";
 import type { Meta } from "./meta.ts";
-
-export const AUDIT_ACTIONS = [
-  "tenant.create",
-  "key.create",
-  "key.revoke",
-  "settings.update",
-  "synonyms.replace",
-  "tools.upsert",
-  "server.replace",
-  "server.delete",
-  "tool.delete",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** `operator`, or `key:<key id>` for a tenant key. */
-export type AuditActor = string;
-
-export interface AuditEntry {
-  seq: number;
-  at: string;
-  actor: AuditActor;
-  action: AuditAction;
-  /** The catalog revision once the change was made. */
-  revision: number;
-  details: Record<string, unknown>;
-}
 
 interface AuditSql {
   seq: number;
@@ -65,7 +40,7 @@ export class AuditLog {
    * retention no longer keeps. Call inside the change's transaction, after the revision moved.
    */
   record(caller: Caller, action: AuditAction, details: Record<string, unknown>): void {
-    const actor: AuditActor = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
+    const actor: AuditEntry["actor"] = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
     const limits = this.limits();
     const now = Date.now();
     const { seq } = this.sql

@@ -6,6 +6,7 @@
 import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
+import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import { FIELDS } from "../catalog/fields.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
@@ -19,30 +20,16 @@ import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
 import { unknownTool } from "./unknown-tool.ts";
 
-export interface SearchInput {
-  tool_id?: string;
-  query?: string;
-  max_results?: number;
-  threshold?: number;
-  explain?: boolean;
-  /** Activate the results in this session and count the search against its turn budget. */
-  session_id?: string;
+/** A search request as the API takes it, less the output format the Worker renders, plus what to return for it. */
+export type SearchInput = Omit<SearchRequest, "format" | "call_id"> & {
   /** Return the result rows too, so the caller can render definitions. */
   with_rows?: boolean;
   /** Return what the vendor formats need besides the rows: which results are deferred, their servers' summaries. */
   with_export_facts?: boolean;
-}
+};
 
-export interface SearchResultItem {
-  tool_id: string;
-  server: string;
-  name: string;
-  model_name: string;
-  description: string;
-  score: number | null;
-  match: "tool-id" | Hit["match"];
-  explain?: Omit<NonNullable<Hit["explain"]>, "match">;
-}
+/** One result as the API shows it, before the Worker renders its definition. */
+type SearchResultItem = Omit<SearchResult, "definition">;
 
 export interface SearchOutput {
   results: SearchResultItem[];

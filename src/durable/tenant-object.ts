@@ -11,14 +11,15 @@ import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
 import type { Settings, SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
+import type { AuditEntry, KeyInfo } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionOptions, SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import type { ListEntry } from "../sessions/tool-list.ts";
-import { Access, type KeyInfo, type KeyRecord } from "./access.ts";
+import { Access, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
-import { AuditLog, type AuditEntry } from "./audit-log.ts";
+import { AuditLog } from "./audit-log.ts";
 import {
   CatalogReads,
   type CatalogInfo,

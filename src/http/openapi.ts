@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { Scope } from "../tenancy/keys.ts";
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
-import { ErrorSchema } from "./schemas.ts";
+import { ErrorSchema } from "../contract/schemas.ts";
 
 /** Who may call a route: a tenant key scope (the operator token holds every scope), or the operator alone. */
 export type Access = Scope | "operator";

@@ -4,8 +4,8 @@ import { z } from "zod";
 import { schemasFor } from "../../src/catalog/batch.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../../src/tenancy/settings.ts";
-import * as schemas from "../../src/http/schemas.ts";
-import * as sessionSchemas from "../../src/http/session-schemas.ts";
+import * as schemas from "../../src/contract/schemas.ts";
+import * as sessionSchemas from "../../src/contract/session-schemas.ts";
 import { call } from "../helpers.ts";
 
 const ROUTES = [

@@ -28,7 +28,7 @@ import {
   ToolDetailSchema,
   ToolPageSchema,
   type ToolSummarySchema,
-} from "../schemas.ts";
+} from "../../contract/schemas.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
 const serverParam = tenantParam.extend({ server: ServerNameSchema });

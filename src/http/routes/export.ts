@@ -12,8 +12,8 @@ import { TOOL_SEARCH_NAME } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonContent } from "../openapi.ts";
-import { CatalogExportSchema, exportQuerySchema } from "../export-schemas.ts";
-import { TenantIdSchema } from "../schemas.ts";
+import { CatalogExportSchema, exportQuerySchema } from "../../contract/export-schemas.ts";
+import { TenantIdSchema } from "../../contract/schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
 
 export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {

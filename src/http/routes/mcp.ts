@@ -25,7 +25,7 @@ import { API_VERSION } from "../version.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
 import { requires, errorResponses } from "../openapi.ts";
-import { searchRequestSchema, TenantIdSchema } from "../schemas.ts";
+import { searchRequestSchema, TenantIdSchema } from "../../contract/schemas.ts";
 
 const SESSION_HEADER = "mcp-session-id";
 /** On `initialize`: serve an existing tool-search session instead of opening a new one. */

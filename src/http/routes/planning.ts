@@ -11,7 +11,7 @@ import { toToolResult } from "../../sessions/tool-result.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { TenantIdSchema } from "../schemas.ts";
+import { TenantIdSchema } from "../../contract/schemas.ts";
 import {
   CallToolResultSchema,
   deferredQuerySchema,
@@ -19,7 +19,7 @@ import {
   PlanRequestSchema,
   PlanResponseSchema,
   ToolResultObjectSchema,
-} from "../session-schemas.ts";
+} from "../../contract/session-schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });

@@ -18,7 +18,12 @@ import type { SearchOutput } from "../../durable/search-service.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiFailure } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { isVendorSearchFormat, searchRequestSchema, SearchResponseSchema, TenantIdSchema } from "../schemas.ts";
+import {
+  isVendorSearchFormat,
+  searchRequestSchema,
+  SearchResponseSchema,
+  TenantIdSchema,
+} from "../../contract/schemas.ts";
 
 function isOutputFormat(format: string | undefined): format is OutputFormat {
   return (OUTPUT_FORMATS as readonly (string | undefined)[]).includes(format);

@@ -17,7 +17,7 @@ import type { ListEntry } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk, refuse, validationError } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
-import { TenantIdSchema } from "../schemas.ts";
+import { TenantIdSchema } from "../../contract/schemas.ts";
 import {
   createSessionBodySchema,
   createSessionReadSchema,
@@ -29,7 +29,7 @@ import {
   SetToolsResultSchema,
   StartTurnSchema,
   ToolListSchema,
-} from "../session-schemas.ts";
+} from "../../contract/session-schemas.ts";
 
 const TAGS = ["sessions"];
 

@@ -6,7 +6,7 @@ import { synonymsSchema } from "../../tenancy/synonyms.ts";
 import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
 import { errorResponses, jsonBody, jsonContent, requires } from "../openapi.ts";
-import { TenantIdSchema } from "../schemas.ts";
+import { TenantIdSchema } from "../../contract/schemas.ts";
 
 export function registerSynonymRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
   const map = synonymsSchema(config.limits);

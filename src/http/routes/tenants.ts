@@ -15,7 +15,7 @@ import {
   KeyListSchema,
   TenantIdSchema,
   TenantSchema,
-} from "../schemas.ts";
+} from "../../contract/schemas.ts";
 
 const tenantParam = z.object({ tenant: TenantIdSchema });
 

@@ -1,6 +1,7 @@
 /**
- * Request and response schemas of the HTTP API. These zod objects validate requests, generate
- * the OpenAPI document and give the TypeScript types the Durable Object is called with.
+ * The API's contract: request and response schemas of the HTTP API. These zod objects validate requests (http/),
+ * generate the OpenAPI document, and give the types of what the tenant object takes and answers (durable/) and of
+ * the typed client (client/): each shape is declared once, here.
  */
 import { z } from "zod";
 import { schemasFor } from "../catalog/batch.ts";
@@ -11,7 +12,6 @@ import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../catalog/fields.ts";
-import { AUDIT_ACTIONS } from "../durable/audit-log.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 
@@ -82,6 +82,7 @@ export const KeyInfoSchema = z
       revoked_at: null,
     },
   });
+export type KeyInfo = z.infer<typeof KeyInfoSchema>;
 export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
 export const CreatedKeySchema = KeyInfoSchema.extend({
   key: z.string().describe("The secret key. Shown once: store it now."),
@@ -98,6 +99,19 @@ export const CreatedKeySchema = KeyInfoSchema.extend({
 });
 
 // ---- audit trail --------------------------------------------------------------------------------
+
+export const AUDIT_ACTIONS = [
+  "tenant.create",
+  "key.create",
+  "key.revoke",
+  "settings.update",
+  "synonyms.replace",
+  "tools.upsert",
+  "server.replace",
+  "server.delete",
+  "tool.delete",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditEntrySchema = z
   .object({
@@ -131,6 +145,7 @@ export const AuditPageSchema = z
     next_cursor: z.string().nullable().describe("Pass as `cursor` for older entries; null at the end"),
   })
   .meta({ id: "AuditPage" });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 export function auditQuerySchema(limits: Limits) {
   return z.object({
@@ -468,6 +483,7 @@ export const SearchResultSchema = z
       .describe("Why the tool scored what it did: score = sum of terms[].score + context.score"),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
+export type SearchResult = z.infer<typeof SearchResultSchema>;
 
 export const BudgetSchema = z
   .object({
