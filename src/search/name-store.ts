@@ -10,9 +10,9 @@
  * record) contain the query: a hash collision costs a comparison, never a wrong result. Removed
  * documents' entries are skipped at lookup and dropped at the next freeze.
  */
-import type { AnyOrama, IDocumentsStore } from "@orama/orama";
 import { FIELDS } from "../catalog/fields.ts";
 import type { SearchDocument } from "./document.ts";
+import type { DocumentsStoreComponent } from "./orama.ts";
 import { nameKeys, type NameKeys } from "./names.ts";
 
 const SEPARATOR = "\u0001";
@@ -186,7 +186,7 @@ function view(store: NameStore, id: string) {
   return internalId !== undefined && store.records[internalId] !== undefined ? REMOVED_VIEW : undefined;
 }
 
-export const nameStore = {
+export const nameStore: DocumentsStoreComponent<NameStore, SearchDocument> = {
   create(_orama: unknown, idStore: NameStore["idStore"]): NameStore {
     return { idStore, records: [], count: 0, exact: emptyTable(), tails: emptyTable() };
   },
@@ -219,4 +219,4 @@ export const nameStore = {
   load(idStore: NameStore["idStore"], raw: NameStore): NameStore {
     return { ...raw, idStore };
   },
-} as unknown as IDocumentsStore<NameStore & AnyOrama["data"]["docs"]>;
+};

@@ -19,8 +19,8 @@
  * `ranker.ts`), so Orama's `search()` (and with it the component's `search` and
  * `searchByWhereClause` hooks) is not used: the cast below records that this is a partial IIndex.
  */
-import type { AnyOrama, IIndex, SearchableType, Tokenizer } from "@orama/orama";
 import { FIELDS, type Field } from "../catalog/fields.ts";
+import type { FieldTokenizer, IndexComponent } from "./orama.ts";
 
 /** Bits per field in a packed term-count word: counts above 63 are capped (BM25 saturates long before). */
 export const TF_BITS = 6;
@@ -277,7 +277,7 @@ function grow<T extends Int32Array | Uint8Array>(array: T, index: number): T {
 const counts = new Map<string, number>();
 
 /** Counts each distinct term of a field value into the scratch map. */
-function countTerms(tokenizer: Tokenizer, value: string, prop: string): Map<string, number> {
+function countTerms(tokenizer: FieldTokenizer, value: string, prop: string): Map<string, number> {
   counts.clear();
   for (const term of tokenizer.tokenize(value, undefined, prop, false)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
@@ -289,13 +289,13 @@ function isField(prop: string): prop is Field {
 
 // Orama asks for these once per field of every inserted document: answer without allocating.
 const SEARCHABLE = [...FIELDS];
-const SEARCHABLE_TYPES = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<string, SearchableType>;
+const SEARCHABLE_TYPES = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<string, "string">;
 
 /**
  * The Orama index component. Orama calls `insert`/`remove` once per field of a document, fields in
  * schema order, so a document's counts for all fields land in one posting entry per term.
  */
-export const postingsIndex = {
+export const postingsIndex: IndexComponent<PostingsStore> = {
   create: () => createPostingsStore(),
 
   beforeInsert(
@@ -319,9 +319,9 @@ export const postingsIndex = {
     _id: string,
     internalId: number,
     value: unknown,
-    _type: SearchableType,
+    _type: unknown,
     _lang: string | undefined,
-    tokenizer: Tokenizer,
+    tokenizer: FieldTokenizer,
   ) {
     if (!isField(prop) || typeof value !== "string") return;
     let length = 0;
@@ -354,7 +354,7 @@ export const postingsIndex = {
     _id: string,
     internalId: number,
     _value: unknown,
-    _type: SearchableType,
+    _type: unknown,
   ) {
     if (!isField(prop)) return true;
     store.dead = grow(store.dead, internalId);
@@ -379,4 +379,4 @@ export const postingsIndex = {
   load(_ids: unknown, raw: PostingsStore): PostingsStore {
     return raw;
   },
-} as unknown as IIndex<PostingsStore & AnyOrama["data"]["index"]>;
+};

@@ -14,9 +14,9 @@
  * Encoding yields parts (the header, then each section with its padding) that mostly are views
  * of the index's own arrays: writing a snapshot does not hold a second copy of the postings.
  */
-import type { RawData } from "@orama/orama";
 import { FIELDS, type Field } from "../catalog/fields.ts";
-import { emptyTable, type HashTable, type NameStore } from "./name-store.ts";
+import { emptyTable, type HashTable } from "./name-store.ts";
+import type { Saved } from "./orama.ts";
 import { createPostingsStore, frozenEntries, type PostingsStore } from "./postings.ts";
 
 const MAGIC = 0x58495354; // "TSIX" read as a little-endian u32
@@ -64,10 +64,8 @@ interface SavedNames {
 }
 
 /** The snapshot as parts to be written in order; most are views of the index's arrays. */
-export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Array[] {
-  const store = raw.index as unknown as PostingsStore;
-  const names = raw.docs as unknown as SavedNames;
-  const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
+export function encodeSnapshotParts(saved: Saved<PostingsStore, SavedNames>, indexVersion: number): Uint8Array[] {
+  const { index: store, docs: names, ids } = saved;
   const slots = ids.length;
   const meta: Meta = { slots, docs: store.docs, count: names.count, totals: store.totals };
   const records = Array.from({ length: slots }, (_, i) => names.records[i + 1] ?? "");
@@ -104,8 +102,8 @@ export function encodeSnapshotParts(raw: RawData, indexVersion: number): Uint8Ar
   return parts;
 }
 
-export function encodeSnapshot(raw: RawData, indexVersion: number): Uint8Array {
-  return concat(encodeSnapshotParts(raw, indexVersion));
+export function encodeSnapshot(saved: Saved<PostingsStore, SavedNames>, indexVersion: number): Uint8Array {
+  return concat(encodeSnapshotParts(saved, indexVersion));
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
@@ -118,8 +116,8 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Reads a snapshot back into Orama's raw form. Throws SnapshotError on anything unexpected. */
-export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData {
+/** Reads a snapshot back into the state a database loads. Throws SnapshotError on anything unexpected. */
+export function decodeSnapshot(input: Uint8Array, indexVersion: number): Saved<PostingsStore, SavedNames> {
   // Views need 4-byte alignment; bytes from storage usually start a fresh buffer, else copy once.
   const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
   if (bytes.byteLength < FIXED_HEADER) throw new SnapshotError("snapshot too short");
@@ -155,20 +153,13 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): RawData
   store.docs = meta.docs;
   store.dead = new Uint8Array(meta.slots + 1);
 
-  const names: Omit<NameStore, "idStore"> = {
+  const names: SavedNames = {
     records: recordsById(records),
     count: meta.count,
     exact: table(sections, "exact"),
     tails: table(sections, "tails"),
   };
-  return {
-    internalDocumentIDStore: { internalIdToId: ids },
-    index: store,
-    docs: names,
-    sorting: { enabled: false },
-    pinning: { rules: [] },
-    language: "english",
-  } as unknown as RawData;
+  return { ids, index: store, docs: names };
 }
 
 /** Records indexed by internal id (from 1); removed documents' empty records become holes. */

@@ -7,7 +7,7 @@
  * model types in a query. The same analysis runs on documents and queries, so a term matches only
  * a whole term (never a prefix: `read` does not match `readme`).
  */
-import { tokenizer as oramaTokenizer } from "@orama/orama/components";
+import { porterStemmer as porter } from "./orama.ts";
 
 /**
  * Words that say nothing about which tool is meant: English function words (articles, pronouns,
@@ -69,9 +69,6 @@ export function splitWords(text: string): string[] {
   }
   return words;
 }
-
-/** Porter's stemmer, as Orama ships it for its own English tokenizer (no extra dependency). */
-const porter = oramaTokenizer.createTokenizer({ language: "english", stemming: true }).stemmer!;
 
 /**
  * Plurals folded first (Harman's S-stemmer with `-ches`/`-xes`/`-uses`, which Porter misses for

@@ -5,11 +5,11 @@
  * Pure TypeScript with no `cloudflare:*` imports: the Durable Object, the Node scripts (eval,
  * bench) and the tests all run exactly this code.
  */
-import { count, create, insertMultiple, load, removeMultiple, save, type AnyOrama, type Tokenizer } from "@orama/orama";
 import { FIELDS, type Field } from "../catalog/fields.ts";
-import { fieldTerms, toSearchDocument, type SearchableTool } from "./document.ts";
+import { fieldTerms, type SearchDocument, toSearchDocument, type SearchableTool } from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
+import { OramaDb } from "./orama.ts";
 import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import { queryTerms, type Synonyms } from "./query.ts";
 import {
@@ -115,25 +115,19 @@ function canName(terms: readonly QueryTerm[]): boolean {
 /** Tools analysed and inserted per step of an upsert. */
 const UPSERT_SLICE = 2_000;
 
-const tokenizer: Tokenizer = {
-  language: "english",
-  normalizationCache: new Map(),
-  // Orama passes the field being indexed; queries are analysed by query.ts, not through Orama.
-  tokenize: (raw: string, _language?: string, prop?: string) => fieldTerms(prop ?? "", raw),
-};
+type Db = OramaDb<PostingsStore, NameStore, SearchDocument>;
 
-const schema = Object.fromEntries(FIELDS.map((f) => [f, "string"])) as Record<Field, "string">;
-
-function createDb(): AnyOrama {
-  return create({
-    schema,
-    sort: { enabled: false },
-    components: { tokenizer, index: postingsIndex, documentsStore: nameStore },
-  }) as AnyOrama;
+function createDb(): Db {
+  return OramaDb.create(FIELDS, {
+    // Fields are analysed as they are indexed; queries are analysed by query.ts, not through Orama.
+    tokenize: (raw, prop) => fieldTerms(prop, raw),
+    index: postingsIndex,
+    documentsStore: nameStore,
+  });
 }
 
 export class ToolIndex {
-  private readonly db: AnyOrama;
+  private readonly db: Db;
   /**
    * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
    * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
@@ -141,7 +135,7 @@ export class ToolIndex {
    */
   private idsPending = false;
 
-  private constructor(db: AnyOrama) {
+  private constructor(db: Db) {
     this.db = db;
   }
 
@@ -164,26 +158,24 @@ export class ToolIndex {
    */
   static restore(bytes: Uint8Array): ToolIndex {
     const db = createDb();
-    const raw = decodeSnapshot(bytes, INDEX_VERSION);
-    const ids = (raw.internalDocumentIDStore as { internalIdToId: string[] }).internalIdToId;
-    load(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] } } as typeof raw);
-    db.internalDocumentIDStore.internalIdToId = ids;
+    const saved = decodeSnapshot(bytes, INDEX_VERSION);
+    db.load(saved);
     const index = new ToolIndex(db);
-    index.idsPending = ids.length > 0;
+    index.idsPending = saved.ids.length > 0;
     return index;
   }
 
   snapshot(): Uint8Array {
-    return encodeSnapshot(save(this.db), INDEX_VERSION);
+    return encodeSnapshot(this.db.save(), INDEX_VERSION);
   }
 
   /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
   snapshotParts(): Uint8Array[] {
-    return encodeSnapshotParts(save(this.db), INDEX_VERSION);
+    return encodeSnapshotParts(this.db.save(), INDEX_VERSION);
   }
 
   get size(): number {
-    return count(this.db);
+    return this.db.count;
   }
 
   has(id: string): boolean {
@@ -210,7 +202,7 @@ export class ToolIndex {
   private upsertSlice(tools: SearchableTool[]): void {
     const docs = tools.map(toSearchDocument);
     this.remove(docs.map((d) => d.id));
-    insertMultiple(this.db, docs);
+    this.db.insert(docs);
     settle(this.postings());
     freezeNames(this.names(), false);
   }
@@ -218,7 +210,7 @@ export class ToolIndex {
   remove(ids: Iterable<string>): void {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length === 0) return;
-    removeMultiple(this.db, present);
+    this.db.remove(present);
   }
 
   /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
@@ -241,7 +233,7 @@ export class ToolIndex {
 
     const store = this.postings();
     const unit = scoreUnit(store.docs);
-    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    const ids = this.db.ids.internalIdToId;
     const ranked = scoreTerms(
       store,
       terms,
@@ -305,7 +297,7 @@ export class ToolIndex {
 
   /** Tool ids whose `kind` name keys include `key`, sorted. */
   private named(kind: NameKind, key: string): string[] {
-    const ids = this.db.internalDocumentIDStore.internalIdToId;
+    const ids = this.db.ids.internalIdToId;
     return lookup(this.names(), kind, key)
       .map((i) => ids[i - 1]!)
       .sort();
@@ -313,7 +305,7 @@ export class ToolIndex {
 
   /** Orama's id -> internal id map, filled in place (the name store shares it) if still pending. */
   private idMap(): Map<string, number> {
-    const store = this.db.internalDocumentIDStore;
+    const store = this.db.ids;
     if (this.idsPending) {
       store.internalIdToId.forEach((id, i) => {
         store.idToInternalId.set(id, i + 1);
@@ -324,11 +316,11 @@ export class ToolIndex {
   }
 
   private postings(): PostingsStore {
-    return this.db.data.index as unknown as PostingsStore;
+    return this.db.index;
   }
 
   private names(): NameStore {
-    return this.db.data.docs as unknown as NameStore;
+    return this.db.docs;
   }
 }
 
