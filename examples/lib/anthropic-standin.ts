@@ -22,14 +22,14 @@ export interface AnthropicTool {
 
 export type TextBlock = { type: "text"; text: string };
 export type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
-export type ToolReferenceBlock = { type: "tool_reference"; tool_name: string };
+type ToolReferenceBlock = { type: "tool_reference"; tool_name: string };
 export type ToolResultBlock = {
   type: "tool_result";
   tool_use_id: string;
   content: string | (TextBlock | ToolReferenceBlock)[];
   is_error?: boolean;
 };
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
 
 export interface Message {
   role: "user" | "assistant";
@@ -52,7 +52,7 @@ export interface MessagesResponse {
 }
 
 /** What the scripted model sees when it takes its next step. */
-export interface ModelView {
+interface ModelView {
   /** The tools it can call now. */
   loaded: ReadonlySet<string>;
   /** The tool results of the last user message (empty after a plain user message). */

@@ -12,20 +12,20 @@
  */
 import { checkArguments } from "./schema-check.ts";
 
-export interface FunctionTool {
+interface FunctionTool {
   type: "function";
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
   defer_loading?: boolean;
 }
-export interface NamespaceTool {
+interface NamespaceTool {
   type: "namespace";
   name: string;
   description: string;
   tools: FunctionTool[];
 }
-export interface ToolSearchTool {
+interface ToolSearchTool {
   type: "tool_search";
   execution: "client" | "server";
   description?: string;
@@ -68,7 +68,7 @@ export interface ResponsesRequest {
   input: Item[];
 }
 
-export type OutputItem = MessageItem | ToolSearchCallItem | FunctionCallItem;
+type OutputItem = MessageItem | ToolSearchCallItem | FunctionCallItem;
 
 export interface ResponsesResponse {
   id: string;
@@ -78,7 +78,7 @@ export interface ResponsesResponse {
 }
 
 /** What the scripted model sees when it takes its next step. */
-export interface ModelView {
+interface ModelView {
   /** The functions it can call now, as `namespace.name`. */
   loaded: ReadonlySet<string>;
   /** The items after its previous output (tool outputs, messages). */

@@ -9,7 +9,7 @@ import { readJsonl, type EvalTool } from "../eval/dataset.ts";
 import { seeded, zipf } from "../random.ts";
 import { syntheticCatalog, vocabularyByFrequency, type BenchTool } from "./synthetic.ts";
 
-export const EVAL_DIR = resolve(import.meta.dirname, "../../../shared/eval");
+const EVAL_DIR = resolve(import.meta.dirname, "../../../shared/eval");
 
 /** Names and servers reduced to the MCP character set the API accepts; duplicates numbered. */
 function mcpSafe(text: string, max: number): string {
@@ -47,7 +47,7 @@ export function syntheticCatalogOf(tools: number): BenchTool[] {
 }
 
 /** The benchmark questions of bfcl and toolbench, in file order. */
-export function benchmarkQueries(): string[] {
+function benchmarkQueries(): string[] {
   return ["bfcl", "toolbench"].flatMap((set) =>
     readJsonl<{ query: string }>(`${EVAL_DIR}/${set}/queries.jsonl`).map((q) => q.query),
   );

@@ -27,8 +27,8 @@ import { nodeSqlStorage } from "./sql-storage.ts";
 import type { BenchTool } from "./synthetic.ts";
 
 /** What the worker asks for by default: 5 results, threshold 1.5. */
-export const LIMIT = 5;
-export const THRESHOLD = 1.5;
+const LIMIT = 5;
+const THRESHOLD = 1.5;
 /** The query every restore and rebuild is timed to: a cold object answers its first search. */
 const FIRST_QUERY = "list open issues";
 

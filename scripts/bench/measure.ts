@@ -10,7 +10,7 @@ export function requireGc(): void {
  * Live JS heap plus ArrayBuffer backing stores, after two full collections. Typed arrays live
  * outside `heapUsed`, but they count against a Worker isolate's 128 MB just the same.
  */
-export function liveBytes(): number {
+function liveBytes(): number {
   gc!();
   gc!();
   const m = process.memoryUsage();

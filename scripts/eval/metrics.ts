@@ -4,7 +4,7 @@
  * (see ../shared/eval/README.md). Strict gold is the special case of one id per group.
  */
 
-export const CUTOFFS = [1, 5, 10] as const;
+const CUTOFFS = [1, 5, 10] as const;
 export const DEPTH = 10;
 
 export interface QueryMetrics {

@@ -12,7 +12,7 @@ import { limitNote, type Limits } from "../config/limits.ts";
 import { boundedObject, utf8Bytes, type JsonObject } from "./json.ts";
 import { DeferSchema, ServerNameSchema, TOOL_NAME, type ToolContent } from "./tool.ts";
 
-export const INPUT_FORMATS = ["mcp", "anthropic", "openai", "openai-responses"] as const;
+const INPUT_FORMATS = ["mcp", "anthropic", "openai", "openai-responses"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** Which format an object claims to be, from its keys (used to explain errors in that format's terms). */

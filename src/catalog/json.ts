@@ -9,7 +9,7 @@ export type JsonObject = { [key: string]: unknown };
  * Nesting depth of a JSON value (a scalar is 0, `{}` is 1), counted no further than `cap`: the
  * walk uses its own stack, so a value nested 100,000 deep costs a refusal, not a stack overflow.
  */
-export function depthOf(value: unknown, cap = Infinity): number {
+function depthOf(value: unknown, cap = Infinity): number {
   let deepest = 0;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {

@@ -12,8 +12,7 @@ export const OutputFormatSchema = z
   .describe("Shape of returned definitions: mcp (default), anthropic, openai (Chat Completions), openai-responses");
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** The strictest vendor rule (OpenAI): 1-64 of A-Z a-z 0-9 _ -. Anthropic and MCP accept it too. */
-export const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Model-facing names follow SERVER_NAME's rule (catalog/tool.ts): at most this long. */
 const MODEL_NAME_MAX = 64;
 
 /** FNV-1a, 32 bits, as 8 hex digits: a short stable suffix for names that must be shortened. */

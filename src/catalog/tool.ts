@@ -8,7 +8,10 @@ import { canonicalJson, sha256Hex } from "./json.ts";
 
 /** MCP's tool-name rule: 1-128 of A-Z a-z 0-9 _ - . */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-/** Server names: 1-64 of A-Z a-z 0-9 _ - (no dots, so `server::name` always splits one way). */
+/**
+ * 1-64 of A-Z a-z 0-9 _ -: server names (no dots, so `server::name` always splits one way), and every name a model
+ * sees (the strictest vendor's rule, OpenAI's; Anthropic and MCP accept it too), session tools' names included.
+ */
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const ServerNameSchema = z

@@ -42,7 +42,7 @@ export interface ServerSummary {
 export const NAMESPACE_NAMES_SHOWN = 12;
 
 /** Anthropic: the definition, plus `defer_loading: true` when the tool is deferred. */
-export function anthropicTool(entry: ExportEntry): Definition {
+function anthropicTool(entry: ExportEntry): Definition {
   return { ...renderDefinition(entry.row, "anthropic"), ...(entry.deferred ? { defer_loading: true } : {}) };
 }
 
@@ -54,7 +54,7 @@ function openaiFunction(entry: ExportEntry): Definition {
  * A namespace's description: at the start of a request the model sees only namespace names and
  * descriptions, so it says which tools the server holds (derived from the rows, never stored).
  */
-export function namespaceDescription(server: ServerSummary): string {
+function namespaceDescription(server: ServerSummary): string {
   const more = server.tools > server.names.length ? `, and ${server.tools - server.names.length} more` : "";
   return `Tools of the ${server.name} server (${server.tools}): ${server.names.join(", ")}${more}.`;
 }
@@ -63,7 +63,7 @@ export function namespaceDescription(server: ServerSummary): string {
  * OpenAI: one namespace per server, in the order the entries come (by tool id, so each server's
  * tools are contiguous), each function deferred unless the tool is always loaded.
  */
-export function openaiNamespaces(entries: readonly ExportEntry[], servers: readonly ServerSummary[]): Definition[] {
+function openaiNamespaces(entries: readonly ExportEntry[], servers: readonly ServerSummary[]): Definition[] {
   const summary = new Map(servers.map((s) => [s.name, s]));
   const groups = new Map<string, ExportEntry[]>();
   for (const entry of entries) {

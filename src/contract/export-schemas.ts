@@ -7,7 +7,7 @@ import { ServerNameSchema } from "../catalog/tool.ts";
 import { EXPORT_FORMATS } from "../catalog/vendor.ts";
 import { limitNote, type Limits } from "../config/limits.ts";
 
-export const ExportFormatSchema = z
+const ExportFormatSchema = z
   .enum(EXPORT_FORMATS)
   .describe(
     "anthropic: Messages API tools with defer_loading; openai-responses: Responses API " +

@@ -100,7 +100,7 @@ export const CreatedKeySchema = KeyInfoSchema.extend({
 
 // ---- audit trail --------------------------------------------------------------------------------
 
-export const AUDIT_ACTIONS = [
+const AUDIT_ACTIONS = [
   "tenant.create",
   "key.create",
   "key.revoke",
@@ -113,7 +113,7 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AuditEntrySchema = z
+const AuditEntrySchema = z
   .object({
     seq: z.number().int().describe("Increases with every entry; never reused"),
     at: z.string().describe("When the change was made (ISO 8601)"),
@@ -331,7 +331,7 @@ export const CatalogSchema = z
 
 // ---- search -------------------------------------------------------------------------------------
 
-export const SearchFormatSchema = z.enum([...OUTPUT_FORMATS, ...VENDOR_SEARCH_FORMATS]);
+const SearchFormatSchema = z.enum([...OUTPUT_FORMATS, ...VENDOR_SEARCH_FORMATS]);
 
 export function isVendorSearchFormat(format: string | undefined): format is VendorSearchFormat {
   return (VENDOR_SEARCH_FORMATS as readonly (string | undefined)[]).includes(format);

@@ -2,7 +2,7 @@
  * Splitting a snapshot into rows under the 2 MB row limit, each with a CRC-32 so that a damaged or
  * missing chunk is detected and the index rebuilt from rows instead of served wrong.
  */
-export const CHUNK_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * CRC-32 (IEEE) tables for slicing-by-8: eight bytes per step instead of one. A cold start checks

@@ -27,8 +27,6 @@ import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
 
-export { API_VERSION };
-
 const healthz = createRoute({
   method: "get",
   path: "/healthz",

@@ -19,14 +19,14 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-export type TextProblem = { kind: "depth"; depth: number } | { kind: "surrogate"; at: number };
+type TextProblem = { kind: "depth"; depth: number } | { kind: "surrogate"; at: number };
 
 /**
  * The first problem in JSON (or NDJSON) text, or null: nesting deeper than `maxDepth`, or a
  * `\uXXXX` escape that is half of a surrogate pair without its other half. One pass, no
  * recursion, no parsing; text that is not JSON at all is left for the parser to refuse.
  */
-export function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
+function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
   let depth = 0;
   let inString = false;
   let pendingHigh = false; // the previous character in this string was a high-surrogate escape

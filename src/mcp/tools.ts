@@ -12,7 +12,7 @@ import type { ApiError } from "../errors.ts";
 export const TOOL_DESCRIBE_NAME = "tool_describe";
 
 /** The `_meta` key on a `tools/call` request that announces the client's turn (see README: Connect an agent). */
-export const TURN_META_KEY = "tool-search/turn";
+const TURN_META_KEY = "tool-search/turn";
 
 export const SERVER_INSTRUCTIONS =
   "Tool search for a large tool catalog. Call tool_search with `query` (keywords) or `tool_id` ('server::tool') to " +

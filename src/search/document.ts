@@ -33,7 +33,7 @@ const MAX_PARAM_DEPTH = 4;
  * with that opening is about the tool, not just near it. Limiting phrases to the opening keeps the
  * index small: every phrase is a term of its own.
  */
-export const PHRASE_TERMS = 8;
+const PHRASE_TERMS = 8;
 
 /**
  * The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases.

@@ -20,7 +20,7 @@ const SEPARATOR = "\u0001";
 const DELTA_MIN_ENTRIES = 1_024;
 
 export type NameKind = keyof NameKeys;
-export const NAME_KINDS: readonly NameKind[] = ["exact", "tails"];
+const NAME_KINDS: readonly NameKind[] = ["exact", "tails"];
 
 /**
  * Hashed keys -> internal ids: a frozen part sorted by hash, and a delta of recent additions (one

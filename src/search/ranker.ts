@@ -24,7 +24,7 @@ import {
   type PostingsStore,
 } from "./postings.ts";
 
-export interface FieldParams {
+interface FieldParams {
   /** How much one occurrence in this field counts relative to one in the description. */
   weight: number;
   /** Length normalisation, 0 (none) to 1 (full). */

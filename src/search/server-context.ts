@@ -28,7 +28,7 @@ export interface Context {
 }
 
 /** The server of a tool id (`server::name`, see catalog/tool.ts); an id without one is its own group. */
-export function serverOf(id: string): string {
+function serverOf(id: string): string {
   const at = id.indexOf("::");
   return at < 0 ? id : id.slice(0, at);
 }

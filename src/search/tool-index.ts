@@ -46,7 +46,7 @@ export interface SearchOptions {
  * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords) and
  * `terms` (everything else). See `passing` for what each needs to be listed.
  */
-export type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms";
+type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms";
 
 export interface Explanation {
   match: Match;

@@ -5,7 +5,7 @@
  * bytes of UTF-8, never inside a character.
  */
 
-export const DESCRIPTION_MAX_BYTES = 1024;
+const DESCRIPTION_MAX_BYTES = 1024;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

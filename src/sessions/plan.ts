@@ -14,7 +14,7 @@ export interface PlanThresholds {
   min_tokens: number;
 }
 
-export type PlanReason =
+type PlanReason =
   | "nothing-to-defer"
   | "below-min-tools"
   | "forced"

@@ -12,10 +12,8 @@
 import { limitNote, type Limits } from "../config/limits.ts";
 import { issueReasons, schemasFor, type ItemError } from "../catalog/batch.ts";
 import { detectFormat, normalizeTool } from "../catalog/formats.ts";
-import type { ToolRow } from "../catalog/tool.ts";
+import { SERVER_NAME, type ToolRow } from "../catalog/tool.ts";
 import { TOOL_SEARCH_NAME } from "./tool-list.ts";
-
-export const SESSION_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A session tool: one entry of the client's own list, a catalog tool's definition without a server. */
 export type SessionTool = Pick<
@@ -25,7 +23,7 @@ export type SessionTool = Pick<
 
 /** Why `name` cannot be a session tool's name, or null when it can. */
 export function sessionToolNameProblem(name: string): string | null {
-  if (!SESSION_TOOL_NAME.test(name))
+  if (!SERVER_NAME.test(name))
     return "session tool names are 1-64 characters of A-Z a-z 0-9 _ - (the model-facing name rule)";
   if (name.includes("__"))
     return "session tool names may not contain '__', which separates server and tool in catalog names";

@@ -8,7 +8,7 @@ import { limitNote, type Limits } from "../config/limits.ts";
 import { budget, type Budget } from "./budget.ts";
 
 /** Client-chosen ids: 1-128 of A-Z a-z 0-9 _ - . : starting with a letter or digit. */
-export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 export const SessionIdSchema = z
   .string()
   .regex(SESSION_ID, "session ids are 1-128 characters of A-Z a-z 0-9 _ - . :, starting with a letter or digit")
@@ -20,11 +20,11 @@ export const ToolReferenceSchema = z
   .regex(/^[A-Za-z0-9_.:-]{1,260}$/, "a tool id (server::name), a model-facing name (server__name) or a bare tool name")
   .meta({ example: "github::list_issues" });
 
-export const TTL_MIN_SECONDS = 60;
-export const TTL_MAX_SECONDS = 30 * 24 * 3600;
-export const BUDGET_MAX = 100;
+const TTL_MIN_SECONDS = 60;
+const TTL_MAX_SECONDS = 30 * 24 * 3600;
+const BUDGET_MAX = 100;
 /** The longest quiet spell after which a session may start its next turn by itself (1 day). */
-export const TURN_IDLE_MAX_SECONDS = 24 * 3600;
+const TURN_IDLE_MAX_SECONDS = 24 * 3600;
 
 /** The options a session is created with (the tools, if any, travel separately once validated). */
 export function sessionOptionsSchema(limits: Pick<Limits, "max_inline_tools">) {

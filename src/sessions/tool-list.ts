@@ -15,7 +15,7 @@ import type { ToolRow } from "../catalog/tool.ts";
 
 export const TOOL_SEARCH_NAME = "tool_search";
 
-export type ListSource = "tool_search" | "always-loaded" | "session" | "activated";
+type ListSource = "tool_search" | "always-loaded" | "session" | "activated";
 
 export interface ListEntry {
   /** The model-facing name: what the model calls. */

@@ -63,7 +63,7 @@ export const CallToolResultSchema = z
   .meta({ id: "CallToolResult", description: "An MCP tools/call result" });
 export type CallToolResult = z.input<typeof CallToolResultSchema>;
 
-export interface BinaryResult {
+interface BinaryResult {
   data: string;
   mimeType: string;
   type: "image" | "resource";

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 
-export const SCOPES = ["search", "write", "admin"] as const;
+const SCOPES = ["search", "write", "admin"] as const;
 export const ScopeSchema = z
   .enum(SCOPES)
   .describe("search: search and sessions; write: the catalog; admin: keys and settings");

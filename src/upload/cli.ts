@@ -15,11 +15,11 @@ import { formatSummary } from "./report.ts";
 import { emptyOutcome, sendUploads, type ServerOutcome } from "./send.ts";
 import { InputError, inputFiles, readSource } from "./sources.ts";
 
-export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
+const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 const DEFAULTS = { url: "http://localhost:8787", concurrency: 4, batchSize: 1000, retries: 5 };
 
-export const HELP = `Upload tool catalogs to tool-search.
+const HELP = `Upload tool catalogs to tool-search.
 
 Usage:
   npm run upload -- [options] <file|folder>...

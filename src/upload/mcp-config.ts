@@ -42,7 +42,7 @@ const ServerEntrySchema = z
     if (kind !== "stdio" && !entry.url) ctx.addIssue({ code: "custom", message: `an ${kind} server needs a url` });
   });
 
-export type ServerEntry = z.infer<typeof ServerEntrySchema>;
+type ServerEntry = z.infer<typeof ServerEntrySchema>;
 
 const ConfigSchema = z.looseObject({ mcpServers: z.record(z.string(), ServerEntrySchema) });
 

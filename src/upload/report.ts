@@ -14,7 +14,7 @@ function row(outcome: ServerOutcome): Omit<Totals, "servers"> {
   };
 }
 
-export interface Totals {
+interface Totals {
   servers: number;
   tools: number;
   requests: number;
@@ -26,7 +26,7 @@ export interface Totals {
   failed: number;
 }
 
-export function totals(outcomes: ServerOutcome[]): Totals {
+function totals(outcomes: ServerOutcome[]): Totals {
   const sum: Totals = {
     servers: outcomes.length,
     tools: 0,

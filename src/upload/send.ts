@@ -6,7 +6,7 @@
 import { ToolSearchError, type TenantClient, type ToolBatchResult } from "../client/index.ts";
 import type { Batch, Rejection, ServerUpload } from "./plan.ts";
 
-export interface Counts {
+interface Counts {
   added: number;
   updated: number;
   unchanged: number;

@@ -118,7 +118,7 @@ async function rowsFrom(
   return { rows: parsed.rows, ...(read.deferTools ? { deferTools: read.deferTools } : {}) };
 }
 
-export function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
+function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
   return {
     tool_id: row.id,
     server: row.server,
