@@ -76,6 +76,7 @@ function expectAllOrNothing(s: Stored, n: number): "all" | "none" {
 }
 
 describe("a 10,000-tool write and an object reset", () => {
+  // Several 10,000-tool uploads take about 5 s alone on a 2-core machine: the default 5 s timeout fails under load.
   it("leaves all of it or none of it, whenever the reset comes", async () => {
     const tools = bigBatch(10_000);
     const rows = await Promise.all(tools.map((t) => toRow(contentOf(t))));
@@ -113,7 +114,7 @@ describe("a 10,000-tool write and an object reset", () => {
     }
     // The reset did interrupt a write in flight at least once (else this test would prove nothing).
     expect(outcomes).toContain("interrupted:none");
-  });
+  }, 20_000);
 
   it(
     "a write that dies inside its transaction (after its rows, before its revision) leaves " +
