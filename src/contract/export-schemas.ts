@@ -43,10 +43,9 @@ export const CatalogExportSchema = z
     tools: z
       .array(z.record(z.string(), z.unknown()))
       .describe(
-        "Ready for the request's `tools`: concatenate the pages. openai-responses: one namespace " +
-          "per server; a server split " +
-          "across pages (only when it alone exceeds `limit`) appears on each page under the same " +
-          "name: merge their `tools`",
+        "Ready for the request's `tools`: concatenate the pages. openai-responses: one namespace per server; a " +
+          "server split across pages (only when it alone exceeds `limit`) appears on each page under the same name: " +
+          "merge their `tools`",
       ),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
   })

@@ -460,11 +460,10 @@ export const SearchResultSchema = z
     match: z
       .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "terms"])
       .describe(
-        "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the " +
-          "query is the tool's name, " +
-          "the tail of its namespaced name, or its server: listed first, whatever the score); name-words (every " +
-          "query word is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked by " +
-          "score)",
+        "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the query is the tool's " +
+          "name, the tail of its namespaced name, or its server: listed first, whatever the score); name-words " +
+          "(every query word is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked " +
+          "by score)",
       ),
     definition: z.record(z.string(), z.unknown()).optional(),
     explain: z

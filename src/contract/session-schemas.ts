@@ -107,9 +107,9 @@ export const StartTurnSchema = z
       .min(1)
       .optional()
       .describe(
-        "The turn you mean to start (current + 1). Repeating the current turn's number changes " +
-          "nothing, so a retried call is safe " +
-          "(and `1` on a new session just says the client announces its turns, which switches idle turns off)",
+        "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried " +
+          "call is safe (and `1` on a new session just says the client announces its turns, which switches idle " +
+          "turns off)",
       ),
   })
   .meta({ id: "StartTurn" });

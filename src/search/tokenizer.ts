@@ -19,17 +19,15 @@ import { porterStemmer as porter } from "./orama.ts";
 const STOP_WORDS = new Set(
   [
     // articles, pronouns, determiners
-    "a an the i me my myself we our ours ourselves you your yours yourself yourselves he him " +
-      "his himself she her hers herself " +
-      "it its itself they them their theirs themselves this that these those what which who whom whose",
+    "a an the i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her " +
+      "hers herself it its itself they them their theirs themselves this that these those what which who whom whose",
     // auxiliaries and modals
     "am is are was were be been being have has had having do does did doing can could will " +
       "would shall should may might must",
     // prepositions, conjunctions, adverbs of no topic
-    "of at by for with about against between into through during before after above below to " +
-      "from up down in out on off over " +
-      "under again further then once here there when where why how all any both each few more most other some such " +
-      "no nor not only own same so than too very just now and but if or because as until while also",
+    "of at by for with about against between into through during before after above below to from up down in out on " +
+      "off over under again further then once here there when where why how all any both each few more most other " +
+      "some such no nor not only own same so than too very just now and but if or because as until while also",
     // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
     "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma " +
       "mightn mustn needn shan shouldn wasn weren won wouldn",

@@ -67,10 +67,9 @@ export function sessionOptionsSchema(limits: Pick<Limits, "max_inline_tools">) {
       .max(TURN_IDLE_MAX_SECONDS)
       .optional()
       .describe(
-        "For clients that cannot say when a user message arrives (MCP clients): a search more " +
-          "than this many seconds after the " +
-          "session's previous search starts the next turn by itself. Starting a turn explicitly " +
-          "switches this off for the session",
+        "For clients that cannot say when a user message arrives (MCP clients): a search more than this many seconds " +
+          "after the session's previous search starts the next turn by itself. Starting a turn explicitly switches " +
+          "this off for the session",
       ),
   });
 }

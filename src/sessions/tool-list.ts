@@ -76,14 +76,12 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
         `are deferred until you search for them.`;
   const description =
     `Find and load tools that are not in your tool list yet. ${hint} ` +
-    "Call this when the task needs something none of your loaded tools can do, before " +
-    "telling the user it cannot be done. " +
-    "Give exactly one of `query` (keywords for what you need, e.g. 'create calendar event') or `tool_id` (an exact " +
-    "'server::tool' id, e.g. from the deferred tool list). The tools found are loaded at " +
-    "once: call them from your next " +
-    `step on; they stay loaded for the rest of the conversation. You have ${ctx.budgetCap} ` +
-    `searches per turn: when a search ` +
-    "finds nothing that fits, use a tool you already have or ask the user rather than searching again with synonyms.";
+    "Call this when the task needs something none of your loaded tools can do, before telling the user it cannot be " +
+    "done. Give exactly one of `query` (keywords for what you need, e.g. 'create calendar event') or `tool_id` (an " +
+    "exact 'server::tool' id, e.g. from the deferred tool list). The tools found are loaded at once: call them from " +
+    `your next step on; they stay loaded for the rest of the conversation. You have ${ctx.budgetCap} searches per ` +
+    "turn: when a search finds nothing that fits, use a tool you already have or ask the user rather than searching " +
+    "again with synonyms.";
   const inputSchema: JsonObject = {
     type: "object",
     properties: {
