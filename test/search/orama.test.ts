@@ -178,7 +178,7 @@ describe("Orama as the index uses it (src/search/orama.ts)", () => {
     expect(saved.docs.docs.get(2)).toEqual(b);
   });
 
-  it("load: each component's load with the raw part; ids set after it are the database's, the reverse map empty", () => {
+  it("load: each component's load with its raw part; ids set after it are the database's, not mapped back", () => {
     const source = database();
     source.insert([a, b]);
     const db = database();
