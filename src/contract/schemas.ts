@@ -207,6 +207,7 @@ export const ToolBatchResultSchema = z
     removed: z.number().int(),
   })
   .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+export type ToolBatchResult = z.infer<typeof ToolBatchResultSchema>;
 
 const EXAMPLE_SUMMARY = {
   tool_id: "github::list_issues",
@@ -328,6 +329,7 @@ export const CatalogSchema = z
       index: { source: "snapshot", tools: 22, ms: 3 },
     },
   });
+export type Catalog = z.infer<typeof CatalogSchema>;
 
 // ---- search -------------------------------------------------------------------------------------
 

@@ -263,6 +263,7 @@ export const PlanRequestSchema = z
     min_tokens: z.number().int().min(0).optional().describe("Override plan.min_tokens"),
   })
   .meta({ id: "PlanRequest", example: { context_window: 200000 } });
+export type PlanRequest = z.infer<typeof PlanRequestSchema>;
 
 export const PlanResponseSchema = z
   .object({
@@ -314,6 +315,7 @@ export const PlanResponseSchema = z
       tokenizer: "cl100k_base",
     },
   });
+export type Plan = z.infer<typeof PlanResponseSchema>;
 
 // ---- tool results -------------------------------------------------------------------------------
 

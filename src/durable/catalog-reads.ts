@@ -4,14 +4,14 @@
  */
 import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
-import type { Defer, ToolRow } from "../catalog/tool.ts";
+import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
+import type { Catalog } from "../contract/schemas.ts";
+import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
-import { decidePlan, type PlanDecision, type PlanThresholds } from "../sessions/plan.ts";
+import { decidePlan, type PlanThresholds } from "../sessions/plan.ts";
 import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
-import type { TokenTotals } from "./catalog-views.ts";
-import type { LoadReport } from "./index-cache.ts";
 import type { SessionService } from "./session-service.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
@@ -41,33 +41,6 @@ export interface ExportPage {
   toolSearch: ToolRow | null;
 }
 
-export interface CatalogInfo {
-  revision: number;
-  tools: number;
-  always_loaded: number;
-  deferred: number;
-  servers: { name: string; defer_tools: Defer; tools: number }[];
-  tokens: TokenTotals["tokens"] & { tokenizer: string };
-  index: LoadReport | null;
-}
-
-export interface PlanRequest {
-  context_window: number;
-  min_tools?: number | undefined;
-  min_pct?: number | undefined;
-  min_tokens?: number | undefined;
-}
-
-export interface PlanOutput extends PlanDecision {
-  context_window: number;
-  thresholds: PlanThresholds;
-  /** Deferrable definitions as a share of the context window, in percent. */
-  share_pct: number;
-  tools: TokenTotals["tools"];
-  tokens: TokenTotals["tokens"] & { tool_search: number; with_search: number; saving: number };
-  tokenizer: string;
-}
-
 type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "transaction"> & {
   settings: TenantSettings;
   sessions: SessionService;
@@ -90,7 +63,7 @@ export class CatalogReads {
     return row ? ok(row) : unknownTool(this.tenant.index.get(), id);
   }
 
-  async catalogInfo(): Promise<Result<CatalogInfo>> {
+  async catalogInfo(): Promise<Result<Catalog>> {
     const count = await tokenCounter();
     const totals = this.tenant.transaction(() =>
       this.tenant.views.tokenTotals(count, this.tenant.settings.current().default_defer),
@@ -113,7 +86,7 @@ export class CatalogReads {
     });
   }
 
-  async plan(request: PlanRequest): Promise<Result<PlanOutput>> {
+  async plan(request: PlanRequest): Promise<Result<Plan>> {
     const count = await tokenCounter();
     const settings = this.tenant.settings.current();
     const totals = this.tenant.transaction(() => this.tenant.views.tokenTotals(count, settings.default_defer));

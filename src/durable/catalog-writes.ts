@@ -6,19 +6,12 @@
 import { modelName } from "../catalog/render.ts";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
+import type { ToolBatchResult } from "../contract/schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { Caller } from "../tenancy/keys.ts";
 import type { Alarms } from "./alarms.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { unknownTool } from "./unknown-tool.ts";
-
-export interface BatchCounts {
-  revision: number;
-  added: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-}
 
 /** A server-wide write: the server it replaces, and its `defer_tools` when the upload sets one. */
 interface ServerWrite {
@@ -38,18 +31,18 @@ export class CatalogWrites {
     this.tenant = tenant;
   }
 
-  upsert(caller: Caller, rows: ToolRow[]): Result<BatchCounts> {
+  upsert(caller: Caller, rows: ToolRow[]): Result<ToolBatchResult> {
     return this.write(caller, rows, [], null);
   }
 
   /** setTools semantics: after this, the server holds exactly `rows` (an empty list removes them all). */
-  replaceServer(caller: Caller, server: string, rows: ToolRow[], deferTools: Defer | null): Result<BatchCounts> {
+  replaceServer(caller: Caller, server: string, rows: ToolRow[], deferTools: Defer | null): Result<ToolBatchResult> {
     const keep = new Set(rows.map((r) => r.id));
     const removals = this.tenant.repo.serverToolIds(server).filter((id) => !keep.has(id));
     return this.write(caller, rows, removals, { server, deferTools });
   }
 
-  deleteServer(caller: Caller, server: string): Result<BatchCounts> {
+  deleteServer(caller: Caller, server: string): Result<ToolBatchResult> {
     if (!this.tenant.repo.serverExists(server)) return fail("not-found", `No server '${server}' in this catalog.`);
     const removals = this.tenant.repo.serverToolIds(server);
     let revision = 0;
@@ -63,7 +56,7 @@ export class CatalogWrites {
     return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: removals.length });
   }
 
-  deleteTool(caller: Caller, id: string): Result<BatchCounts> {
+  deleteTool(caller: Caller, id: string): Result<ToolBatchResult> {
     if (!this.tenant.repo.getTool(id)) return unknownTool(this.tenant.index.get(), id);
     let revision = 0;
     this.tenant.transaction(() => {
@@ -83,7 +76,12 @@ export class CatalogWrites {
    * and the commit, so concurrent writers apply one at a time. A write that changes nothing (same
    * hashes, no new server, same defer_tools) keeps the revision and records nothing.
    */
-  private write(caller: Caller, rows: ToolRow[], removals: string[], server: ServerWrite | null): Result<BatchCounts> {
+  private write(
+    caller: Caller,
+    rows: ToolRow[],
+    removals: string[],
+    server: ServerWrite | null,
+  ): Result<ToolBatchResult> {
     const { meta, repo } = this.tenant;
     const limits = this.tenant.config().limits;
     const existing = repo.hashes(rows.map((r) => r.id));

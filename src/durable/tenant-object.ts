@@ -11,7 +11,8 @@ import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
 import type { Settings, SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
-import type { AuditEntry, KeyInfo } from "../contract/schemas.ts";
+import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
+import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionOptions, SessionView } from "../sessions/session.ts";
@@ -20,17 +21,10 @@ import type { ListEntry } from "../sessions/tool-list.ts";
 import { Access, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
-import {
-  CatalogReads,
-  type CatalogInfo,
-  type ExportPage,
-  type PageOptions,
-  type PlanOutput,
-  type PlanRequest,
-} from "./catalog-reads.ts";
+import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
-import { CatalogWrites, type BatchCounts } from "./catalog-writes.ts";
+import { CatalogWrites } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
@@ -151,7 +145,7 @@ export class TenantObject extends DurableObject<Env> {
 
   // ---- catalog writes -----------------------------------------------------------------------------
 
-  async upsertTools(caller: Caller, rows: ToolRow[]): Promise<Result<BatchCounts>> {
+  async upsertTools(caller: Caller, rows: ToolRow[]): Promise<Result<ToolBatchResult>> {
     return this.guarded(caller, "write", () => this.writes.upsert(caller, rows));
   }
 
@@ -161,15 +155,15 @@ export class TenantObject extends DurableObject<Env> {
     server: string,
     rows: ToolRow[],
     deferTools: Defer | null,
-  ): Promise<Result<BatchCounts>> {
+  ): Promise<Result<ToolBatchResult>> {
     return this.guarded(caller, "write", () => this.writes.replaceServer(caller, server, rows, deferTools));
   }
 
-  async deleteServer(caller: Caller, server: string): Promise<Result<BatchCounts>> {
+  async deleteServer(caller: Caller, server: string): Promise<Result<ToolBatchResult>> {
     return this.guarded(caller, "write", () => this.writes.deleteServer(caller, server));
   }
 
-  async deleteTool(caller: Caller, id: string): Promise<Result<BatchCounts>> {
+  async deleteTool(caller: Caller, id: string): Promise<Result<ToolBatchResult>> {
     return this.guarded(caller, "write", () => this.writes.deleteTool(caller, id));
   }
 
@@ -183,7 +177,7 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "search", () => this.reads.getTool(id));
   }
 
-  async catalog(caller: Caller): Promise<Result<CatalogInfo>> {
+  async catalog(caller: Caller): Promise<Result<Catalog>> {
     return this.guarded(caller, "search", () => this.reads.catalogInfo());
   }
 
@@ -196,7 +190,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** Whether tool search pays off for this catalog and a context window, with the token figures behind the answer. */
-  async plan(caller: Caller, request: PlanRequest): Promise<Result<PlanOutput>> {
+  async plan(caller: Caller, request: PlanRequest): Promise<Result<Plan>> {
     return this.guarded(caller, "search", () => this.reads.plan(request));
   }
 
