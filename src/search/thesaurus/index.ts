@@ -1,0 +1,85 @@
+/**
+ * The built-in vocabulary of software capabilities: the words people and agents use for what tools do, against
+ * the words tool catalogs use (abbreviations, synonyms across vendors' vocabularies, phrasal verbs), and the
+ * names of known services.
+ *
+ * The data is in the Solr/Lucene synonyms.txt format, one file per domain under data/ (parse.ts describes the
+ * format). It is compiled once, at module load, with the index's own analysis. Expansions are meant to be
+ * searched at reduced weight: they reorder and rescue, never outvote the query's own words. Rules are not
+ * transitive, and no service name ever expands to another service, so that a request for a service the catalog
+ * lacks stays a miss.
+ *
+ * THESAURUS_VERSION records the data: bump it (to the day of the change) whenever a data file changes, so that
+ * what depends on the expansions (explanations, stored results, benchmarks) can tell which data it saw.
+ */
+import { BUSINESS } from "./data/business.ts";
+import { CLOUD } from "./data/cloud.ts";
+import { CODE } from "./data/code.ts";
+import { COMMERCE } from "./data/commerce.ts";
+import { DATA } from "./data/data.ts";
+import { GENERAL } from "./data/general.ts";
+import { MEDIA } from "./data/media.ts";
+import { MESSAGING } from "./data/messaging.ts";
+import { OFFICE } from "./data/office.ts";
+import { SERVICES_LINES } from "./data/services.ts";
+import { SYSTEM } from "./data/system.ts";
+import { TRAVEL } from "./data/travel.ts";
+import { WEB } from "./data/web.ts";
+import { WORK } from "./data/work.ts";
+import {
+  type CompiledThesaurus,
+  compileRules,
+  parseServices,
+  parseSynonyms,
+  type ThesaurusProblem,
+  type ThesaurusRule,
+} from "./parse.ts";
+
+export type { CompiledRule, CompiledThesaurus, ThesaurusProblem, ThesaurusRule } from "./parse.ts";
+export { compileRules, MAX_PHRASE_TERMS, parseServices, parseSynonyms } from "./parse.ts";
+
+/** The version of the built-in data (a date): bump it with every change of a file under data/. */
+export const THESAURUS_VERSION = "2026-12-01";
+
+/** The rule lines of each domain, by the domain's name (the `source` of its rules and problems). */
+export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
+  general: GENERAL,
+  code: CODE,
+  work: WORK,
+  messaging: MESSAGING,
+  office: OFFICE,
+  cloud: CLOUD,
+  data: DATA,
+  commerce: COMMERCE,
+  web: WEB,
+  system: SYSTEM,
+  media: MEDIA,
+  business: BUSINESS,
+  travel: TRAVEL,
+};
+
+const parsed = Object.entries(BUILTIN_LINES).map(([source, lines]) => parseSynonyms(lines, source));
+const compiled = compileRules(parsed.flatMap((p) => p.rules));
+const services = parseServices(SERVICES_LINES);
+
+/** Every built-in rule as written, one per source member (an equivalence line gives one per member). */
+export const BUILTIN_RULES: readonly ThesaurusRule[] = parsed.flatMap((p) => p.rules);
+
+/** The built-in rules compiled for query time: by the first analysed term of their key. */
+export const BUILTIN_THESAURUS: CompiledThesaurus = compiled.thesaurus;
+
+/**
+ * What could not be used in the built-in data (malformed lines, sides that analyse to nothing, no-op or repeated
+ * expansions). Always empty in a release: the thesaurus tests fail otherwise. Such lines are skipped, never fatal.
+ */
+export const BUILTIN_PROBLEMS: readonly ThesaurusProblem[] = [
+  ...parsed.flatMap((p) => p.problems),
+  ...compiled.problems,
+  ...services.problems,
+];
+
+/** Names of known services, one group per product (`["github", "gh"]`), lower case, as written. */
+export const SERVICE_GROUPS: readonly (readonly string[])[] = services.groups;
+
+/** Every known service name and alias, lower case, as written (multi-word names are phrases). */
+export const SERVICES: readonly string[] = services.groups.flat();

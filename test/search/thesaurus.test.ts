@@ -1,0 +1,374 @@
+/**
+ * The built-in thesaurus: the synonyms.txt parser and compiler, and the data itself (every line usable, no no-op
+ * or repeated rule, no service expanding to another service, the required examples present, the known traps
+ * absent).
+ */
+import { describe, expect, it } from "vitest";
+import { queryTerms } from "../../src/search/query.ts";
+import {
+  BUILTIN_LINES,
+  BUILTIN_PROBLEMS,
+  BUILTIN_RULES,
+  BUILTIN_THESAURUS,
+  compileRules,
+  type CompiledThesaurus,
+  parseServices,
+  parseSynonyms,
+  SERVICE_GROUPS,
+  SERVICES,
+  THESAURUS_VERSION,
+} from "../../src/search/thesaurus/index.ts";
+import { SERVICES_LINES } from "../../src/search/thesaurus/data/services.ts";
+import { analyze, splitWords } from "../../src/search/tokenizer.ts";
+
+const SOURCES = import.meta.glob("../../src/search/thesaurus/**/*.ts", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
+
+const terms = (text: string) => analyze(text).join(" ");
+
+/** What a query expands to: the targets (as written) of every rule whose key occurs in the query. */
+function expand(query: string, thesaurus: CompiledThesaurus = BUILTIN_THESAURUS): string[] {
+  const words = analyze(query);
+  const out = new Set<string>();
+  words.forEach((word, at) => {
+    for (const rule of thesaurus.get(word) ?? []) {
+      if (rule.key.every((t, i) => words[at + i] === t)) for (const target of rule.targets) out.add(target);
+    }
+  });
+  return [...out];
+}
+
+describe("parseSynonyms", () => {
+  it("reads equivalents as one rule per member", () => {
+    const { rules, problems } = parseSynonyms(["ticket, issue, bug"]);
+    expect(problems).toEqual([]);
+    expect(rules.map(({ from, to }) => ({ from, to }))).toEqual([
+      { from: "ticket", to: ["issue", "bug"] },
+      { from: "issue", to: ["ticket", "bug"] },
+      { from: "bug", to: ["ticket", "issue"] },
+    ]);
+  });
+
+  it("reads one-way rules, with several sources and multi-word entries", () => {
+    const { rules, problems } = parseSynonyms(["pr => pull request", "dm, private message => direct message, dms"]);
+    expect(problems).toEqual([]);
+    expect(rules.map(({ from, to, line }) => ({ from, to, line }))).toEqual([
+      { from: "pr", to: ["pull request"], line: 1 },
+      { from: "dm", to: ["direct message", "dms"], line: 2 },
+      { from: "private message", to: ["direct message", "dms"], line: 2 },
+    ]);
+  });
+
+  it("skips comments and blank lines, collapses spaces, and counts lines in a text too", () => {
+    const text = "# a comment\n\n   # an indented comment\n  repo ,   repository  \r\nk8s   =>   kubernetes";
+    const { rules, problems } = parseSynonyms(text, "test");
+    expect(problems).toEqual([]);
+    expect(rules).toEqual([
+      { from: "repo", to: ["repository"], line: 4, source: "test" },
+      { from: "repository", to: ["repo"], line: 4, source: "test" },
+      { from: "k8s", to: ["kubernetes"], line: 5, source: "test" },
+    ]);
+  });
+
+  it("unescapes a backslash-escaped comma, '=' or '#'", () => {
+    const { rules, problems } = parseSynonyms(["c\\#, csharp", "a\\,b => c\\=>d"]);
+    expect(problems).toEqual([]);
+    expect(rules.map((r) => [r.from, r.to])).toEqual([
+      ["c#", ["csharp"]],
+      ["csharp", ["c#"]],
+      ["a,b", ["c=>d"]],
+    ]);
+  });
+
+  it.each([
+    ["a => b => c", "more than one '=>'"],
+    ["=> b", "nothing before '=>'"],
+    ["a =>", "nothing after '=>'"],
+    ["a, , b", "empty entry"],
+    ["a, b,", "empty entry"],
+    ["a, b => c,", "empty entry"],
+    ["lonely", "a single entry maps nothing"],
+    ["a, b # why", "comments go on their own line"],
+    ["a, b\\", "escapes nothing"],
+    ["a, A", "listed twice"],
+    ["a => a", "maps only to itself"],
+  ])("reports the malformed line %j with its number", (line, message) => {
+    const { rules, problems } = parseSynonyms(["# first", "ok, fine", line], "test");
+    expect(rules.map((r) => r.line)).toEqual([2, 2]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ line: 3, source: "test" });
+    expect(problems[0]!.message).toContain(message);
+  });
+});
+
+describe("compileRules", () => {
+  it("keys rules by their first analysed term, longest keys first, with analysed expansions", () => {
+    const lines = ["pr => pull request", "open pr => create pull request"];
+    const { thesaurus, problems } = compileRules(parseSynonyms(lines).rules);
+    expect(problems).toEqual([]);
+    expect(thesaurus.get("pr")).toEqual([
+      { key: ["pr"], source: "pr", expansions: [["pull", "request"]], targets: ["pull request"] },
+    ]);
+    expect(thesaurus.get("open")).toEqual([
+      {
+        key: ["open", "pr"],
+        source: "open pr",
+        expansions: [analyze("create pull request")],
+        targets: ["create pull request"],
+      },
+    ]);
+    const longest = compileRules(parseSynonyms(["open => launch", "open pr => create pull request"]).rules);
+    expect(longest.thesaurus.get("open")!.map((r) => r.source)).toEqual(["open pr", "open"]);
+    // 'spin up' and 'spin' analyse alike (up is a stop word): one rule
+    const merged = compileRules(parseSynonyms(["spin => rotate", "spin up => create"]).rules).thesaurus.get("spin")!;
+    expect(merged).toEqual([
+      { key: ["spin"], source: "spin", expansions: [["rotat"], ["creat"]], targets: ["rotate", "create"] },
+    ]);
+  });
+
+  it("merges keys that analyse alike and drops what adds nothing, with a problem for each", () => {
+    const { thesaurus, problems } = compileRules(
+      parseSynonyms([
+        "repo => repository",
+        "repos => repository, codebase", // repos analyses like repo: merged; repository repeated
+        "doc => docs", // a no-op after stemming
+        "s3 bucket => bucket", // the expansion is within the key
+        "to do => task", // only stop words
+        "tldr => an extremely long phrase of many words", // five searchable words
+      ]).rules,
+    );
+    expect(thesaurus.get("repo")).toEqual([
+      { key: ["repo"], source: "repo", expansions: [["repositori"], ["codebas"]], targets: ["repository", "codebase"] },
+    ]);
+    expect(thesaurus.has("doc")).toBe(false);
+    expect(problems.map((p) => p.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(problems[0]!.message).toContain("repeats an expansion");
+    expect(problems[1]!.message).toContain("adds nothing");
+    expect(problems[2]!.message).toContain("adds nothing");
+    expect(problems[3]!.message).toContain("no searchable words");
+    expect(problems[4]!.message).toContain("the limit is 4");
+  });
+
+  it("plugs into query.ts as a synonym map: expansions carry the rule's source", () => {
+    const expanded = queryTerms("open a PR", BUILTIN_THESAURUS);
+    const pull = expanded.find((t) => t.term === "pull");
+    expect(pull?.via).toBeDefined();
+    expect(expanded.some((t) => t.term === analyze("create")[0])).toBe(true);
+  });
+});
+
+describe("parseServices", () => {
+  it("reads one product a line with its aliases, and refuses what is not a name list", () => {
+    const { groups, problems } = parseServices(["# c", "github, gh", "", "Slack", "a => b", "the"]);
+    expect(groups).toEqual([["github", "gh"]]);
+    expect(problems.map((p) => p.line)).toEqual([4, 5, 6]);
+  });
+});
+
+describe("the built-in data", () => {
+  it("has a version: a date", () => {
+    expect(THESAURUS_VERSION).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("parses and compiles without a single problem", () => {
+    expect(BUILTIN_PROBLEMS).toEqual([]);
+    expect(BUILTIN_RULES.length).toBeGreaterThan(500);
+  });
+
+  const domains = Object.entries(BUILTIN_LINES);
+  it.each(domains)("%s opens with a comment on its sources; its lines fit in 120 columns", (_, lines) => {
+    expect(lines[0]).toMatch(/^# /);
+    const opening = lines.slice(0, lines.findIndex((l) => !l.startsWith("#")));
+    expect(opening.join(" ")).toContain("Sources:");
+    // Each line sits in its file as `  "<line>",`: five more columns.
+    for (const line of lines) expect(line.length + 5, line).toBeLessThanOrEqual(120);
+  });
+
+  it("every side of every rule analyses to at least one term", () => {
+    for (const rule of BUILTIN_RULES) {
+      expect(analyze(rule.from), rule.from).not.toEqual([]);
+      for (const to of rule.to) expect(analyze(to), `${rule.from} => ${to}`).not.toEqual([]);
+    }
+  });
+
+  it("no rule maps a term to itself after analysis", () => {
+    for (const rule of BUILTIN_RULES) {
+      const key = analyze(rule.from);
+      for (const to of rule.to) {
+        expect(
+          analyze(to).every((t) => key.includes(t)),
+          `${rule.source}:${rule.line} ${rule.from} => ${to}`,
+        ).toBe(false);
+      }
+    }
+  });
+
+  it("no rule is given twice, in one file or across files", () => {
+    const seen = new Map<string, string>();
+    for (const rule of BUILTIN_RULES) {
+      for (const to of rule.to) {
+        const id = `${terms(rule.from)} => ${terms(to)}`;
+        const where = `${rule.source}:${rule.line}`;
+        expect(seen.get(id), `${id} at ${where}`).toBeUndefined();
+        seen.set(id, where);
+      }
+    }
+  });
+
+  it("a key that loses a word to the stop list keeps two terms, or is one of the reviewed verbs", () => {
+    // Particles are stop words: 'spin up' and 'spin down' both analyse to 'spin'. A bare verb is accepted only
+    // when it has no other sense in tool requests (reviewed here); otherwise the key must keep its noun.
+    // (One-letter fragments such as the i of i18n are not words.)
+    const reviewed = new Set(["spin up", "tear down", "shut down"]);
+    for (const rule of BUILTIN_RULES) {
+      const lost = splitWords(rule.from).filter((w) => w.length > 1 && analyze(w).length === 0);
+      if (lost.length > 0 && analyze(rule.from).length < 2) expect(reviewed, rule.from).toContain(rule.from);
+    }
+  });
+});
+
+describe("the services list", () => {
+  const groupOf = new Map<string, number>();
+  SERVICE_GROUPS.forEach((group, i) => {
+    for (const name of group) groupOf.set(terms(name), i);
+  });
+
+  it("opens with a comment on its sources; its lines fit in 120 columns", () => {
+    expect(SERVICES_LINES[0]).toMatch(/^# Sources:/);
+    for (const line of SERVICES_LINES) expect(line.length + 5, line).toBeLessThanOrEqual(120);
+  });
+
+  it("is several hundred lower-case names, each analysing to its own words", () => {
+    expect(SERVICES.length).toBeGreaterThan(400);
+    expect(groupOf.size).toBe(SERVICES.length); // no two names analyse alike
+    for (const name of SERVICES) {
+      expect(name).toBe(name.toLowerCase());
+      const words = analyze(name);
+      // Never only a number or a letter ('s3' analyses to '3'): it would be named by any '3' in a query.
+      expect(words.length >= 2 || (words[0]!.length >= 2 && !/^\d+$/.test(words[0]!)), name).toBe(true);
+    }
+  });
+
+  it("keeps out ordinary words and the names that are usually a request's argument", () => {
+    for (const word of ["box", "square", "zoom", "linear", "outlook", "teams", "drive", "google", "apple", "chrome"]) {
+      expect(groupOf.has(terms(word)), word).toBe(false);
+    }
+    for (const name of ["zendesk", "github", "notion", "slack", "stripe", "google drive", "microsoft teams", "n8n"]) {
+      expect(groupOf.has(terms(name)), name).toBe(true);
+    }
+  });
+
+  it("no service name is an expansion target, except of its own aliases", () => {
+    for (const rule of BUILTIN_RULES) {
+      for (const to of rule.to) {
+        const target = groupOf.get(terms(to));
+        if (target === undefined) continue;
+        expect(groupOf.get(terms(rule.from)), `${rule.from} => ${to}`).toBe(target);
+      }
+    }
+  });
+
+  it("no one-word service name stems like a word of the thesaurus (ordinary words would name it)", () => {
+    const single = new Map(SERVICES.filter((s) => analyze(s).length === 1).map((s) => [analyze(s)[0]!, s]));
+    for (const rule of BUILTIN_RULES) {
+      for (const side of [rule.from, ...rule.to]) {
+        for (const word of splitWords(side)) {
+          const service = single.get(analyze(word)[0] ?? "");
+          // 'discord server' names Discord itself; 'optimize' would have named Optimizely.
+          if (service !== undefined) expect(splitWords(service), `${side} names ${service}`).toContain(word);
+        }
+      }
+    }
+  });
+});
+
+describe("what the vocabulary does", () => {
+  it.each([
+    ["pr", "pull request"],
+    ["open a PR", "create pull request"],
+    ["merge request", "pull request"],
+    ["repo", "repository"],
+    ["ticket", "issue"],
+    ["issue", "ticket"],
+    ["forecast", "weather"],
+    ["weather", "forecast"],
+    ["k8s", "kubernetes"],
+    ["dm", "direct message"],
+    ["db", "database"],
+    ["env", "environment"],
+    ["creds", "credentials"],
+    ["msg", "message"],
+    ["org", "organization"],
+    ["i18n", "internationalization"],
+    ["remove", "delete"],
+    ["fetch", "retrieve"],
+    ["find", "lookup"],
+    ["mail", "email"],
+    ["doc", "document"],
+    ["spreadsheet", "sheet"],
+    ["meeting", "appointment"],
+    ["meeting", "event"],
+    ["create", "add"],
+    ["edit", "update"],
+    ["enumerate", "list"],
+    ["member", "user"],
+    ["folder", "directory"],
+    ["conversation", "channel"],
+    ["tag", "label"],
+    ["reply", "comment"],
+    ["book a meeting", "schedule"],
+    ["invoice", "bill"],
+    ["client", "customer"],
+    ["spin up a cluster", "create"],
+    ["tear down the stack", "delete"],
+    ["kick off a build", "trigger"],
+    ["ping someone", "send message"],
+    ["ship the fix", "deploy"],
+    ["ec2", "virtual machine"],
+    ["tz", "timezone"],
+    ["qty", "quantity"],
+    ["deploy", "deployment"],
+  ])("%j expands to %j", (query, target) => {
+    expect(expand(query)).toContain(target);
+  });
+
+  it.each([
+    ["latest news", "create"], // news folds to new
+    ["kick the user from the server", "trigger"],
+    ["ship the order", "deploy"],
+    ["list open issues", "create issue"],
+    ["top 3 results", "object storage"], // s3 analyses to 3
+    ["open a terminal", "stop"], // terminal stems like terminate
+    ["run gc", "google cloud storage"],
+    ["open a zendesk ticket", "jira"],
+    ["find a book", "schedule"],
+    ["1200 sq ft", "message queue"],
+  ])("%j does not expand to %j", (query, target) => {
+    expect(expand(query)).not.toContain(target);
+  });
+
+  it("never expands a service name to another service: a zendesk request stays a zendesk request", () => {
+    for (const query of ["open a zendesk ticket", "post to slack", "search jira", "upload to dropbox", "tweet this"]) {
+      const named = analyze(query);
+      for (const target of expand(query)) {
+        const isService = SERVICES.some((s) => terms(s) === terms(target));
+        if (isService) expect(named.join(" "), `${query} -> ${target}`).toContain(terms(target));
+      }
+    }
+  });
+});
+
+describe("the module", () => {
+  it("parse.ts imports only the tokenizer, and the data files import nothing", () => {
+    const imports = (source: string) => [...source.matchAll(/^import[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
+    const entries = Object.entries(SOURCES);
+    expect(entries.length).toBeGreaterThan(10);
+    for (const [path, source] of entries) {
+      if (path.endsWith("/parse.ts")) expect(imports(source)).toEqual(["../tokenizer.ts"]);
+      if (path.includes("/data/")) expect(imports(source), path).toEqual([]);
+    }
+  });
+});
