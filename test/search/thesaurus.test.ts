@@ -181,7 +181,10 @@ describe("the built-in data", () => {
   const domains = Object.entries(BUILTIN_LINES);
   it.each(domains)("%s opens with a comment on its sources; its lines fit in 120 columns", (_, lines) => {
     expect(lines[0]).toMatch(/^# /);
-    const opening = lines.slice(0, lines.findIndex((l) => !l.startsWith("#")));
+    const opening = lines.slice(
+      0,
+      lines.findIndex((l) => !l.startsWith("#")),
+    );
     expect(opening.join(" ")).toContain("Sources:");
     // Each line sits in its file as `  "<line>",`: five more columns.
     for (const line of lines) expect(line.length + 5, line).toBeLessThanOrEqual(120);

@@ -35,8 +35,8 @@ import {
   type ThesaurusRule,
 } from "./parse.ts";
 
-export type { CompiledRule, CompiledThesaurus, ThesaurusProblem, ThesaurusRule } from "./parse.ts";
-export { compileRules, MAX_PHRASE_TERMS, parseServices, parseSynonyms } from "./parse.ts";
+export type { CompiledThesaurus, ThesaurusProblem, ThesaurusRule } from "./parse.ts";
+export { compileRules, parseServices, parseSynonyms } from "./parse.ts";
 
 /** The version of the built-in data (a date): bump it with every change of a file under data/. */
 export const THESAURUS_VERSION = "2026-12-01";

@@ -44,7 +44,7 @@ export interface ParseResult {
 }
 
 /** A side of a rule may hold at most this many searchable words (the tenant synonym limit, config/synonyms.ts). */
-export const MAX_PHRASE_TERMS = 4;
+const MAX_PHRASE_TERMS = 4;
 
 /** Splits on `separator` outside backslash escapes; returns null on a dangling backslash. */
 function splitEscaped(text: string, separator: string): string[] | null {
@@ -69,11 +69,8 @@ function splitEscaped(text: string, separator: string): string[] | null {
 }
 
 /** Removes escapes (`\,` -> `,`) and collapses white space. */
-function unescape(entry: string): string {
-  return entry
-    .replace(/\\(.)/g, "$1")
-    .replace(/\s+/g, " ")
-    .trim();
+function unescapeEntry(entry: string): string {
+  return entry.replace(/\\(.)/g, "$1").replace(/\s+/g, " ").trim();
 }
 
 /** True if `text` holds a `#` that no backslash escapes. */
@@ -89,7 +86,7 @@ function hasUnescapedHash(text: string): boolean {
 function members(side: string, what: string): string[] | string {
   const parts = splitEscaped(side, ",");
   if (parts === null) return "a backslash at the end of the line escapes nothing";
-  const out = parts.map(unescape);
+  const out = parts.map(unescapeEntry);
   if (out.some((m) => m === "")) return `an empty entry on the ${what} (a stray comma?)`;
   const seen = new Set<string>();
   for (const m of out) {
@@ -109,34 +106,37 @@ export function parseSynonyms(input: string | readonly string[], source?: string
   const lines = typeof input === "string" ? input.split(/\r?\n/) : input;
   const rules: ThesaurusRule[] = [];
   const problems: ThesaurusProblem[] = [];
-  lines.forEach((raw, index) => {
-    const line = index + 1;
+  /** Adds the line's rules; answers what is wrong with it, if anything. */
+  const parseLine = (raw: string, line: number): string | undefined => {
     const text = raw.trim();
     if (text === "" || text.startsWith("#")) return;
-    const problem = (message: string) => problems.push({ line, ...(source ? { source } : {}), text: raw, message });
     if (hasUnescapedHash(text)) {
-      return problem("a '#' inside a rule: comments go on their own line (write \\# for a '#')");
+      return "a '#' inside a rule: comments go on their own line (write \\# for a '#')";
     }
     const sides = splitEscaped(text, "=>");
-    if (sides === null) return problem("a backslash at the end of the line escapes nothing");
-    if (sides.length > 2) return problem("more than one '=>' on the line");
+    if (sides === null) return "a backslash at the end of the line escapes nothing";
+    if (sides.length > 2) return "more than one '=>' on the line";
     const at = (rule: Omit<ThesaurusRule, "line" | "source">) =>
       rules.push({ ...rule, line, ...(source ? { source } : {}) });
     if (sides.length === 2) {
-      if (sides[0]!.trim() === "") return problem("nothing before '=>'");
-      if (sides[1]!.trim() === "") return problem("nothing after '=>'");
+      if (sides[0]!.trim() === "") return "nothing before '=>'";
+      if (sides[1]!.trim() === "") return "nothing after '=>'";
       const left = members(sides[0]!, "left of '=>'");
-      if (typeof left === "string") return problem(left);
+      if (typeof left === "string") return left;
       const right = members(sides[1]!, "right of '=>'");
-      if (typeof right === "string") return problem(right);
+      if (typeof right === "string") return right;
       for (const from of left) at({ from, to: right.filter((to) => to.toLowerCase() !== from.toLowerCase()) });
       return;
     }
     const all = members(sides[0]!, "line");
-    if (typeof all === "string") return problem(all);
-    if (all.length < 2) return problem("a single entry maps nothing: write 'a, b' (equivalents) or 'a => b' (one way)");
+    if (typeof all === "string") return all;
+    if (all.length < 2) return "a single entry maps nothing: write 'a, b' (equivalents) or 'a => b' (one way)";
     for (const from of all) at({ from, to: all.filter((to) => to !== from) });
-  });
+  };
+  for (const [index, raw] of lines.entries()) {
+    const message = parseLine(raw, index + 1);
+    if (message) problems.push({ line: index + 1, ...(source ? { source } : {}), text: raw, message });
+  }
   // `a => a` leaves a rule with nothing to add.
   for (const rule of rules.filter((r) => r.to.length === 0)) {
     const where = { line: rule.line, ...(rule.source ? { source: rule.source } : {}) };
@@ -146,7 +146,7 @@ export function parseSynonyms(input: string | readonly string[], source?: string
 }
 
 /** A rule compiled for query time: `key` matched as a contiguous run of a query's analysed terms. */
-export interface CompiledRule {
+interface CompiledRule {
   /** The analysed terms of `from`. */
   key: string[];
   /** `from` as first written, for explanations (`via: "builtin:<source>"`). */
@@ -234,18 +234,22 @@ export function parseServices(
   const lines = typeof input === "string" ? input.split(/\r?\n/) : input;
   const groups: string[][] = [];
   const problems: ThesaurusProblem[] = [];
-  lines.forEach((raw, index) => {
+  /** Adds the line's product; answers what is wrong with it, if anything. */
+  const parseLine = (raw: string): string | undefined => {
     const text = raw.trim();
     if (text === "" || text.startsWith("#")) return;
-    const problem = (message: string) => problems.push({ line: index + 1, source, text: raw, message });
-    if (hasUnescapedHash(text)) return problem("a '#' inside a line: comments go on their own line");
-    if (text.includes("=>")) return problem("'=>' in the service list: a line lists one product's names");
+    if (hasUnescapedHash(text)) return "a '#' inside a line: comments go on their own line";
+    if (text.includes("=>")) return "'=>' in the service list: a line lists one product's names";
     const names = members(text, "line");
-    if (typeof names === "string") return problem(names);
-    if (names.some((n) => n !== n.toLowerCase())) return problem("service names are written in lower case");
+    if (typeof names === "string") return names;
+    if (names.some((n) => n !== n.toLowerCase())) return "service names are written in lower case";
     const empty = names.find((n) => analyze(n).length === 0);
-    if (empty !== undefined) return problem(`'${empty}' has no searchable words`);
+    if (empty !== undefined) return `'${empty}' has no searchable words`;
     groups.push(names);
-  });
+  };
+  for (const [index, raw] of lines.entries()) {
+    const message = parseLine(raw);
+    if (message) problems.push({ line: index + 1, source, text: raw, message });
+  }
   return { groups, problems };
 }
