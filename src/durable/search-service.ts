@@ -136,7 +136,12 @@ export class SearchService {
 
     const query = input.query!;
     const index = this.tenant.index.get();
-    const options = { params: this.bm25f(), synonyms: this.tenant.settings.synonyms().compiled };
+    const options = {
+      params: this.bm25f(),
+      synonyms: this.tenant.settings.synonyms().compiled,
+      builtinSynonyms: settings.builtin_synonyms,
+      maxTerms: config.limits.max_query_terms,
+    };
     const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
     // The index keeps no text: names and descriptions come from the rows, the source of truth.
     const rows = this.tenant.repo.getTools(hits.map((h) => h.id));

@@ -5,25 +5,41 @@
  * weight sqrt(times it occurs): a word a long request repeats ("a QR code ... the QR code image")
  * is more likely its subject, but not so much more that one repeated word outweighs the rest.
  * Each pair of adjacent words is also a phrase term (`weather forecast`), weighted PHRASE_WEIGHT,
- * which meets the phrases of description openings (document.ts). A tenant's synonyms add the words
- * (and phrases) of each expansion whose key occurs in the query, at full weight.
+ * which meets the phrases of description openings (document.ts).
+ *
+ * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
+ * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
+ * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
+ * for a key replaces the built-in rule for the same key.
+ *
+ * Work is bounded whatever the query's length (a user's whole message may be 16 KB): at most
+ * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
+ * by their rarity in the catalog, when there are more than half that many), then expansions, then
+ * phrases.
  */
+import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
 import { analyze, phrases } from "./tokenizer.ts";
 
 /** A phrase match adds to the words' own matches; at this weight it refines an order more than it makes one. */
 export const PHRASE_WEIGHT = 0.4;
 
-interface SynonymRule {
+/**
+ * The weight of a built-in expansion's terms, relative to a word the user wrote. Chosen with `npm run eval`
+ * (docs/quality.md, leave-one-set-out).
+ */
+export const BUILTIN_EXPANSION_WEIGHT = 0.5;
+
+export interface SynonymRule {
   /** The key's analysed terms, matched as a contiguous run of the query's terms. */
-  key: string[];
-  /** The key as the tenant wrote it, reported in explanations. */
+  key: readonly string[];
+  /** The key as written, reported in explanations. */
   source: string;
   /** Each expansion's analysed terms. */
-  expansions: string[][];
+  expansions: readonly (readonly string[])[];
 }
 
-/** A tenant's synonym map, compiled for query time: rules by the first term of their key. */
+/** A synonym map compiled for query time: rules by the first term of their key. */
 export type Synonyms = ReadonlyMap<string, readonly SynonymRule[]>;
 
 /**
@@ -43,28 +59,94 @@ export function compileSynonyms(map: Readonly<Record<string, readonly string[]>>
   return rules;
 }
 
-export function queryTerms(query: string, synonyms?: Synonyms): QueryTerm[] {
-  const words = analyze(query);
+export interface QueryOptions {
+  /** The tenant's synonyms: full weight; a key here replaces the built-in rule for the same key. */
+  synonyms?: Synonyms;
+  /** The built-in thesaurus, when the tenant has it on. */
+  thesaurus?: Synonyms;
+  /** Weight of a built-in expansion's terms (BUILTIN_EXPANSION_WEIGHT). */
+  expansionWeight?: number;
+  /** Catalog document frequency of a term: ranks the words of a long query by how informative they are. */
+  df?: (term: string) => number;
+  /** The most distinct terms scored (limit max_query_terms). */
+  maxTerms?: number;
+}
+
+export interface AnalysedQuery {
+  /** The terms to score, de-duplicated, within the bound. */
+  terms: QueryTerm[];
+  /** Every distinct word of the query (analysed), in order of first occurrence, kept or not. */
+  words: string[];
+}
+
+/** The query's terms (see the module comment). */
+export function queryTerms(query: string, options: QueryOptions = {}): QueryTerm[] {
+  return analyseQuery(query, options).terms;
+}
+
+export function analyseQuery(query: string, options: QueryOptions = {}): AnalysedQuery {
+  const maxTerms = options.maxTerms ?? DEFAULT_LIMITS.max_query_terms;
+  const sequence = analyze(query);
   const counts = new Map<string, number>();
-  for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const words = [...counts.keys()];
+  const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));
+
   const terms = new Map<string, QueryTerm>();
-  for (const [term, n] of counts) terms.set(term, { term, weight: Math.sqrt(n), word: true });
+  for (const word of kept) terms.set(word, { term: word, weight: Math.sqrt(counts.get(word)!), word: true });
   const add = (term: string, weight: number, via?: string) => {
     const present = terms.get(term);
-    if (!present || present.weight < weight)
-      terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
+    if (present && present.weight >= weight) return;
+    if (!present && terms.size >= maxTerms) return;
+    terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
   };
-  for (const phrase of phrases(words)) add(phrase, PHRASE_WEIGHT);
-  if (synonyms) {
-    words.forEach((word, at) => {
-      for (const rule of synonyms.get(word) ?? []) {
-        if (!rule.key.every((t, i) => words[at + i] === t)) continue;
-        for (const expansion of rule.expansions) {
-          for (const term of expansion) add(term, 1, rule.source);
-          for (const phrase of phrases(expansion)) add(phrase, PHRASE_WEIGHT, rule.source);
-        }
-      }
-    });
+  const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
+  const own = options.synonyms;
+  for (let at = 0; at < sequence.length && terms.size < maxTerms; at++) {
+    const word = sequence[at]!;
+    if (!kept.has(word)) continue;
+    const matches = (rule: SynonymRule) => rule.key.every((t, i) => sequence[at + i] === t && kept.has(t));
+    const tenant = (own?.get(word) ?? []).filter(matches);
+    for (const rule of tenant) expand(rule, 1, rule.source, add);
+    for (const rule of (options.thesaurus?.get(word) ?? []).filter(matches)) {
+      if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
+      expand(rule, expansionWeight, `builtin:${rule.source}`, add);
+    }
   }
-  return [...terms.values()];
+  for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {
+    if (kept.has(sequence[i]!) && kept.has(sequence[i + 1]!)) add(`${sequence[i]} ${sequence[i + 1]}`, PHRASE_WEIGHT);
+  }
+  return { terms: [...terms.values()], words };
+}
+
+function expand(rule: SynonymRule, weight: number, via: string, add: (term: string, w: number, via: string) => void) {
+  for (const expansion of rule.expansions) {
+    for (const term of expansion) add(term, weight, via);
+    for (const phrase of phrases(expansion)) add(phrase, PHRASE_WEIGHT * weight, via);
+  }
+}
+
+function sameKey(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/**
+ * At most `max` of `words`: all of them when they fit; otherwise the most informative, those the catalog holds
+ * in the fewest tools (a word it lacks informs nothing and goes last), a repeated word counting sqrt(repeats)
+ * times; ties keep the query's order.
+ */
+function mostInformative(
+  words: string[],
+  counts: ReadonlyMap<string, number>,
+  max: number,
+  df: ((term: string) => number) | undefined,
+): string[] {
+  if (words.length <= max || !df) return words.slice(0, max);
+  const value = (word: string) => {
+    const n = df(word);
+    return n === 0 ? 0 : Math.sqrt(counts.get(word)!) / Math.log(1 + n);
+  };
+  const ranked = words.map((word, order) => ({ word, order, value: value(word) }));
+  ranked.sort((a, b) => b.value - a.value || a.order - b.order);
+  return ranked.slice(0, max).map((r) => r.word);
 }

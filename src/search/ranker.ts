@@ -230,47 +230,39 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
   return best;
 }
 
-/** Why one document scored what it did: each matched term's IDF, counts per field and share. */
+/**
+ * Why each of `internalIds` scored what it did: each matched term's IDF, counts per field and share. One pass
+ * over each term's postings serves every document asked about, so explaining 50 hits costs what scoring did.
+ */
 export function explainTerms(
   store: PostingsStore,
   terms: readonly QueryTerm[],
   params: Bm25fParams,
-  internalId: number,
-): TermExplanation[] {
+  internalIds: readonly number[],
+): Map<number, TermExplanation[]> {
   ensureClean(store);
   const fields = fieldTable(store, params);
-  const out: TermExplanation[] = [];
+  const out = new Map<number, TermExplanation[]>(internalIds.map((id) => [id, []]));
   for (const { term, weight, via } of terms) {
-    const packed = entryOf(store, term, internalId);
-    if (packed === undefined) continue;
-    const termIdf = idf(store.docs, documentFrequency(store, term));
-    const counts: Partial<Record<Field, number>> = {};
-    FIELDS.forEach((name, slot) => {
-      const count = (packed >> fields[slot]!.shift) & TF_MAX;
-      if (count !== 0) counts[name] = count;
-    });
-    const tf = weightedTf(fields, packed, internalId);
-    out.push({
-      term,
-      weight,
-      ...(via ? { via } : {}),
-      idf: termIdf,
-      tf: counts,
-      score: termPart(weight * termIdf, tf, params),
-    });
+    const df = documentFrequency(store, term);
+    if (df === 0) continue;
+    const termIdf = idf(store.docs, df);
+    const explain = (doc: number, packed: number) => {
+      const parts = out.get(doc);
+      if (!parts) return;
+      const counts: Partial<Record<Field, number>> = {};
+      FIELDS.forEach((name, slot) => {
+        const count = (packed >> fields[slot]!.shift) & TF_MAX;
+        if (count !== 0) counts[name] = count;
+      });
+      const tf = weightedTf(fields, packed, doc);
+      const part = { term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts };
+      parts.push({ ...part, score: termPart(weight * termIdf, tf, params) });
+    };
+    const t = frozenTerm(store, term);
+    if (t >= 0) forEachFrozen(store, t, explain);
+    const list = store.delta.get(term);
+    if (list) for (let i = 0; i < list.length; i += 2) explain(list[i]!, list[i + 1]!);
   }
   return out;
-}
-
-/** The packed counts of `term` in one document, or undefined when the document lacks the term. */
-function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
-  let found: number | undefined;
-  const t = frozenTerm(store, term);
-  if (t >= 0)
-    forEachFrozen(store, t, (doc, packed) => {
-      if (doc === internalId) found = packed;
-    });
-  const list = store.delta.get(term);
-  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
-  return found;
 }

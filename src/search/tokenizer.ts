@@ -1,13 +1,14 @@
 /**
  * Text analysis for tool search: identifier-aware splitting, lower-casing, stop words and the
- * Porter stemmer.
+ * Porter stemmer (the `stemmer` package: Orama's English stemmer drops the t of -tion, so `connection` never
+ * met `connect`).
  *
  * Tool names arrive in every style MCP servers use (`read_file`, `getWeather`, `HTTPRequest`,
  * `list-issues`, `github.search`, `mcp__x__ask_codex`); all of them must meet the plain words a
  * model types in a query. The same analysis runs on documents and queries, so a term matches only
  * a whole term (never a prefix: `read` does not match `readme`).
  */
-import { porterStemmer as porter } from "./orama.ts";
+import { stemmer as porter } from "stemmer";
 
 /**
  * Words that say nothing about which tool is meant: English function words (articles, pronouns,
@@ -38,6 +39,7 @@ const STOP_WORDS = new Set(
     .split(" "),
 );
 
+const ACRONYM_PLURAL = /(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu; // PRs -> PR, URLs -> URL (not P Rs); one look per `s`
 const CAMEL_LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu; // getWeather -> get Weather
 const ACRONYM_WORD = /(\p{Lu}+)(\p{Lu}\p{Ll})/gu; // HTTPRequest -> HTTP Request
 const LETTER_DIGIT = /(\p{L})(\p{N})/gu; // sha256 -> sha 256
@@ -54,6 +56,7 @@ const UNSPACED_CHARS =
  */
 export function splitWords(text: string): string[] {
   const spaced = text
+    .replace(ACRONYM_PLURAL, "")
     .replace(ACRONYM_WORD, "$1 $2")
     .replace(CAMEL_LOWER_UPPER, "$1 $2")
     .replace(LETTER_DIGIT, "$1 $2")

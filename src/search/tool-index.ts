@@ -10,8 +10,8 @@ import { fieldTerms, type SearchDocument, toSearchDocument, type SearchableTool 
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
-import { queryTerms, type Synonyms } from "./query.ts";
+import { documentFrequency, freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
+import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, type Synonyms } from "./query.ts";
 import {
   DEFAULT_BM25F,
   explainTerms,
@@ -23,12 +23,13 @@ import {
 } from "./ranker.ts";
 import { serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
+import { BUILTIN_THESAURUS } from "./thesaurus/index.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 export interface SearchOptions {
   limit: number;
@@ -37,8 +38,24 @@ export interface SearchOptions {
   params?: Bm25fParams;
   /** The tenant's synonyms (query.ts). */
   synonyms?: Synonyms;
+  /** Whether queries are expanded with the built-in thesaurus (thesaurus/; default true). */
+  builtinSynonyms?: boolean;
+  /** The most distinct terms a query is scored with (limit max_query_terms). */
+  maxTerms?: number;
   explain?: boolean;
+  /** Ranking constants, for the evaluation's ablations (defaults: DEFAULT_TUNING). */
+  tuning?: Partial<Tuning>;
 }
+
+/** The ranking's constants in one place, so the evaluation can vary each (docs/quality.md). */
+export interface Tuning {
+  /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
+  expansionWeight: number;
+}
+
+export const DEFAULT_TUNING: Tuning = {
+  expansionWeight: BUILTIN_EXPANSION_WEIGHT,
+};
 
 /**
  * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
@@ -225,13 +242,20 @@ export class ToolIndex {
    */
   search(query: string, options: SearchOptions): Hit[] {
     const params = options.params ?? DEFAULT_BM25F;
-    const terms = queryTerms(query, options.synonyms);
+    const tuning = { ...DEFAULT_TUNING, ...options.tuning };
+    const store = this.postings();
+    const { terms } = analyseQuery(query, {
+      ...(options.synonyms ? { synonyms: options.synonyms } : {}),
+      ...(options.builtinSynonyms === false ? {} : { thesaurus: BUILTIN_THESAURUS }),
+      expansionWeight: tuning.expansionWeight,
+      df: (term) => documentFrequency(store, term),
+      ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
+    });
     const key = queryKey(query);
     const named = new Map<string, Match>();
     for (const id of this.named("exact", key)) named.set(id, "exact-name");
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
-    const store = this.postings();
     const unit = scoreUnit(store.docs);
     const ids = this.db.ids.internalIdToId;
     const ranked = scoreTerms(
@@ -256,10 +280,16 @@ export class ToolIndex {
     const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
 
     const hits: Hit[] = [];
+    const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
+    const unrankedParts = explainTerms(
+      store,
+      terms,
+      params,
+      unranked.map((id) => this.idMap().get(id)!),
+    );
     for (const [id, match] of named) {
       const evidence =
-        candidates.find((c) => c.id === id)?.score ??
-        sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
+        candidates.find((c) => c.id === id)?.score ?? sum(unrankedParts.get(this.idMap().get(id)!)!) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     for (const c of candidates)
@@ -268,31 +298,32 @@ export class ToolIndex {
     const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
-    if (options.explain)
-      for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
+    if (options.explain) this.explain(top, terms, params, unit, context);
     return top;
   }
 
+  /** Adds each hit's explanation, from one pass over the query terms' postings. */
   private explain(
-    hit: Hit,
+    hits: Hit[],
     terms: QueryTerm[],
     params: Bm25fParams,
     unit: number,
-    context: Context | undefined,
-  ): Explanation {
-    const internalId = this.idMap().get(hit.id)!;
-    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({
-      ...p,
-      score: p.score / unit,
-    }));
-    const fields: Explanation["fields"] = {};
-    for (const part of parts) {
-      for (const f of Object.keys(part.tf) as Field[]) {
-        fields[f] ??= [];
-        fields[f].push(part.term);
+    context: ReadonlyMap<string, Context>,
+  ): void {
+    const internal = hits.map((hit) => this.idMap().get(hit.id)!);
+    const explained = explainTerms(this.postings(), terms, params, internal);
+    hits.forEach((hit, i) => {
+      const parts = explained.get(internal[i]!)!.map((p) => ({ ...p, score: p.score / unit }));
+      const fields: Explanation["fields"] = {};
+      for (const part of parts) {
+        for (const f of Object.keys(part.tf) as Field[]) {
+          fields[f] ??= [];
+          fields[f].push(part.term);
+        }
       }
-    }
-    return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };
+      const boost = context.get(hit.id);
+      hit.explain = { match: hit.match, fields, terms: parts, ...(boost ? { context: boost } : {}), unit };
+    });
   }
 
   /** Tool ids whose `kind` name keys include `key`, sorted. */

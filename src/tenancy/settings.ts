@@ -44,6 +44,13 @@ export const SettingsSchema = z
       .describe(
         "Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults",
       ),
+    builtin_synonyms: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Expand queries with the built-in vocabulary of software capabilities (pr -> pull request, ticket ~ issue) " +
+          "at reduced weight; the tenant's own synonyms extend and override it",
+      ),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).default(30),
@@ -63,6 +70,7 @@ export const SettingsSchema = z
       default_defer: "auto",
       mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
+      builtin_synonyms: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
     },
   });
@@ -96,6 +104,7 @@ export const SettingsPatchSchema = z
         >,
       )
       .optional(),
+    builtin_synonyms: z.boolean().optional(),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).optional(),

@@ -9,7 +9,6 @@ import {
   type FieldTokenizer,
   type IndexComponent,
   OramaDb,
-  porterStemmer,
 } from "../../src/search/orama.ts";
 
 const PACKAGE = Object.values(
@@ -189,14 +188,5 @@ describe("Orama as the index uses it (src/search/orama.ts)", () => {
     expect(db.ids.internalIdToId).toEqual(["a", "b"]);
     expect(db.ids.idToInternalId.size).toBe(0);
     expect(db.count).toBe(2);
-  });
-
-  it("@orama/orama/components: its English tokenizer's Porter stemmer", () => {
-    expect(["calculates", "calculated", "calculation", "running"].map(porterStemmer)).toEqual([
-      "calcul",
-      "calcul",
-      "calcul",
-      "run",
-    ]);
   });
 });

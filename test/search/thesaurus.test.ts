@@ -153,7 +153,7 @@ describe("compileRules", () => {
   });
 
   it("plugs into query.ts as a synonym map: expansions carry the rule's source", () => {
-    const expanded = queryTerms("open a PR", BUILTIN_THESAURUS);
+    const expanded = queryTerms("open a PR", { thesaurus: BUILTIN_THESAURUS });
     const pull = expanded.find((t) => t.term === "pull");
     expect(pull?.via).toBeDefined();
     expect(expanded.some((t) => t.term === analyze("create")[0])).toBe(true);
