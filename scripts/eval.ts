@@ -122,7 +122,9 @@ async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery
   const rows = await toRows(tools);
   const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
   const engines: Engine[] = [ours(rows, evalIds)];
-  if (!args["no-peers"]) engines.push(miniSearch(rows, evalIds), await oramaDefaults(rows, evalIds));
+  if (!args["no-peers"]) {
+    engines.push(miniSearch(rows, evalIds, true), miniSearch(rows, evalIds), await oramaDefaults(rows, evalIds));
+  }
   if (args.http) engines.push(await httpEngine(args.http, operatorToken!, set.name, tools));
   const runs: Run[] = [];
   for (const engine of engines) {

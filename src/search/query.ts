@@ -19,7 +19,7 @@
  */
 import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
-import { analyze, phrases } from "./tokenizer.ts";
+import { type Analyze, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
 
 /** A phrase match adds to the words' own matches; at this weight it refines an order more than it makes one. */
 export const PHRASE_WEIGHT = 0.4;
@@ -46,7 +46,10 @@ export type Synonyms = ReadonlyMap<string, readonly SynonymRule[]>;
  * Compiles `{ key: [expansion, ...] }` (keys and expansions are words or short phrases). Keys or
  * expansions that analyse to nothing (only stop words) are dropped: validation refuses them earlier.
  */
-export function compileSynonyms(map: Readonly<Record<string, readonly string[]>>): Synonyms {
+export function compileSynonyms(
+  map: Readonly<Record<string, readonly string[]>>,
+  analyze: Analyze = defaultAnalyze,
+): Synonyms {
   const rules = new Map<string, SynonymRule[]>();
   for (const [source, values] of Object.entries(map)) {
     const key = analyze(source);
@@ -66,10 +69,14 @@ export interface QueryOptions {
   thesaurus?: Synonyms;
   /** Weight of a built-in expansion's terms (BUILTIN_EXPANSION_WEIGHT). */
   expansionWeight?: number;
+  /** Weight of a two-word phrase (PHRASE_WEIGHT). */
+  phraseWeight?: number;
   /** Catalog document frequency of a term: ranks the words of a long query by how informative they are. */
   df?: (term: string) => number;
   /** The most distinct terms scored (limit max_query_terms). */
   maxTerms?: number;
+  /** The index's analysis (tokenizer.ts); the default one when not given. */
+  analyze?: Analyze;
 }
 
 export interface AnalysedQuery {
@@ -86,7 +93,7 @@ export function queryTerms(query: string, options: QueryOptions = {}): QueryTerm
 
 export function analyseQuery(query: string, options: QueryOptions = {}): AnalysedQuery {
   const maxTerms = options.maxTerms ?? DEFAULT_LIMITS.max_query_terms;
-  const sequence = analyze(query);
+  const sequence = (options.analyze ?? defaultAnalyze)(query);
   const counts = new Map<string, number>();
   for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
   const words = [...counts.keys()];
@@ -101,28 +108,38 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
   };
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
+  const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
   const own = options.synonyms;
   for (let at = 0; at < sequence.length && terms.size < maxTerms; at++) {
     const word = sequence[at]!;
     if (!kept.has(word)) continue;
     const matches = (rule: SynonymRule) => rule.key.every((t, i) => sequence[at + i] === t && kept.has(t));
     const tenant = (own?.get(word) ?? []).filter(matches);
-    for (const rule of tenant) expand(rule, 1, rule.source, add);
+    for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, add);
     for (const rule of (options.thesaurus?.get(word) ?? []).filter(matches)) {
       if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
-      expand(rule, expansionWeight, `builtin:${rule.source}`, add);
+      expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, add);
     }
   }
   for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {
-    if (kept.has(sequence[i]!) && kept.has(sequence[i + 1]!)) add(`${sequence[i]} ${sequence[i + 1]}`, PHRASE_WEIGHT);
+    if (phraseWeight > 0 && kept.has(sequence[i]!) && kept.has(sequence[i + 1]!)) {
+      add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight);
+    }
   }
   return { terms: [...terms.values()], words };
 }
 
-function expand(rule: SynonymRule, weight: number, via: string, add: (term: string, w: number, via: string) => void) {
+function expand(
+  rule: SynonymRule,
+  weight: number,
+  phraseWeight: number,
+  via: string,
+  add: (term: string, w: number, via: string) => void,
+) {
+  if (weight <= 0) return;
   for (const expansion of rule.expansions) {
     for (const term of expansion) add(term, weight, via);
-    for (const phrase of phrases(expansion)) add(phrase, PHRASE_WEIGHT * weight, via);
+    if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via);
   }
 }
 

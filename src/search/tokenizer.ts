@@ -11,13 +11,13 @@
 import { stemmer as porter } from "stemmer";
 
 /**
- * Words that say nothing about which tool is meant: English function words (articles, pronouns,
+ * Stop words: words that say nothing about which tool is meant: English function words (articles, pronouns,
  * auxiliaries, prepositions, conjunctions, the fragments `what's` and `don't` split into), and the
  * words a request is wrapped in (`could you please help me`, `I would like`, `I need`, `provide`).
  * Requests to agents are full of the latter; left in, they match every tool that "provides" or
  * "helps" and drown the few words that name the task.
  */
-const STOP_WORDS = new Set(
+const FUNCTION_WORDS = new Set(
   [
     // articles, pronouns, determiners
     "a an the i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her " +
@@ -32,11 +32,14 @@ const STOP_WORDS = new Set(
     // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
     "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma " +
       "mightn mustn needn shan shouldn wasn weren won wouldn",
-    // the wrapping of a request
-    "please help want need like let give provide tell know thanks thank hi hello additionally",
   ]
     .join(" ")
     .split(" "),
+);
+
+/** The words a request is wrapped in (see above). */
+const REQUEST_WORDS = new Set(
+  "please help want need like let give provide tell know thanks thank hi hello additionally".split(" "),
 );
 
 const ACRONYM_PLURAL = /(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu; // PRs -> PR, URLs -> URL (not P Rs); one look per `s`
@@ -103,15 +106,34 @@ function foldPlural(word: string): string {
   return word;
 }
 
-/** The terms a text contributes to the index or a query: split, stop words removed, stemmed. */
-export function analyze(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of splitWords(text)) {
-    if (STOP_WORDS.has(word)) continue;
-    terms.push(stem(word));
-  }
-  return terms;
+/** The choices of analysis; the evaluation measures each (docs/quality.md). */
+export interface Analysis {
+  /** Porter's stemmer after plural folding; without it, plural folding only. */
+  stemming: boolean;
+  /** Drop the words requests are wrapped in, besides English function words. */
+  requestWords: boolean;
 }
+
+export const DEFAULT_ANALYSIS: Analysis = { stemming: true, requestWords: true };
+
+/** What an analysis makes of a text: its terms, in order, with repeats. */
+export type Analyze = (text: string) => string[];
+
+/** The analysis `options` describe: split, stop words removed, stemmed. */
+export function analyzer(options: Analysis): Analyze {
+  const normalise = options.stemming ? stem : (word: string) => (/\d/.test(word) ? word : foldPlural(word));
+  return (text) => {
+    const terms: string[] = [];
+    for (const word of splitWords(text)) {
+      if (FUNCTION_WORDS.has(word) || (options.requestWords && REQUEST_WORDS.has(word))) continue;
+      terms.push(normalise(word));
+    }
+    return terms;
+  };
+}
+
+/** The terms a text contributes to the index or a query (the default analysis). */
+export const analyze: Analyze = analyzer(DEFAULT_ANALYSIS);
 
 /**
  * Two-word phrases: each pair of adjacent terms as one term (`weather forecast`). No analysed term

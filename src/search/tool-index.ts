@@ -6,12 +6,20 @@
  * bench) and the tests all run exactly this code.
  */
 import { FIELDS, type Field } from "../catalog/fields.ts";
-import { fieldTerms, type SearchDocument, toSearchDocument, type SearchableTool } from "./document.ts";
+import {
+  DEFAULT_INDEX_OPTIONS,
+  fieldTerms,
+  type IndexOptions,
+  indexAnalyzer,
+  type SearchableTool,
+  type SearchDocument,
+  toSearchDocument,
+} from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
 import { documentFrequency, freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
-import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, type Synonyms } from "./query.ts";
+import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, PHRASE_WEIGHT, type Synonyms } from "./query.ts";
 import {
   DEFAULT_BM25F,
   explainTerms,
@@ -21,9 +29,10 @@ import {
   type QueryTerm,
   type TermExplanation,
 } from "./ranker.ts";
-import { serverContext, type Context } from "./server-context.ts";
+import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
-import { BUILTIN_THESAURUS } from "./thesaurus/index.ts";
+import { BUILTIN_RULES, BUILTIN_THESAURUS, compileRules } from "./thesaurus/index.ts";
+import type { Analyze } from "./tokenizer.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -51,10 +60,16 @@ export interface SearchOptions {
 export interface Tuning {
   /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
   expansionWeight: number;
+  /** Weight of a two-word phrase of the query (query.ts). */
+  phraseWeight: number;
+  /** Share of a sibling's score a tool gains from its server (server-context.ts). */
+  contextWeight: number;
 }
 
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
+  phraseWeight: PHRASE_WEIGHT,
+  contextWeight: CONTEXT_WEIGHT,
 };
 
 /**
@@ -134,10 +149,11 @@ const UPSERT_SLICE = 2_000;
 
 type Db = OramaDb<PostingsStore, NameStore, SearchDocument>;
 
-function createDb(): Db {
+function createDb(analyze: Analyze, options: IndexOptions): Db {
+  const terms = fieldTerms(analyze, options.phraseTerms);
   return OramaDb.create(FIELDS, {
     // Fields are analysed as they are indexed; queries are analysed by query.ts, not through Orama.
-    tokenize: (raw, prop) => fieldTerms(prop, raw),
+    tokenize: (raw, prop) => terms(prop, raw),
     index: postingsIndex,
     documentsStore: nameStore,
   });
@@ -152,17 +168,32 @@ export class ToolIndex {
    */
   private idsPending = false;
 
-  private constructor(db: Db) {
+  private readonly options: IndexOptions;
+  private readonly analyze: Analyze;
+  /** The built-in thesaurus under this index's analysis (compiled once, for an analysis other than the default). */
+  private thesaurus: Synonyms | null = null;
+
+  private constructor(db: Db, options: IndexOptions, analyze: Analyze) {
     this.db = db;
+    this.options = options;
+    this.analyze = analyze;
   }
 
-  static empty(): ToolIndex {
-    return new ToolIndex(createDb());
+  private builtinThesaurus(): Synonyms {
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return BUILTIN_THESAURUS;
+    this.thesaurus ??= compileRules(BUILTIN_RULES, this.analyze).thesaurus;
+    return this.thesaurus;
+  }
+
+  /** An empty index; `options` other than the default are for the evaluation (snapshots hold the default). */
+  static empty(options: IndexOptions = DEFAULT_INDEX_OPTIONS): ToolIndex {
+    const analyze = indexAnalyzer(options);
+    return new ToolIndex(createDb(analyze, options), options, analyze);
   }
 
   /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
-  static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
-    const index = ToolIndex.empty();
+  static fromTools(tools: Iterable<SearchableTool>, options: IndexOptions = DEFAULT_INDEX_OPTIONS): ToolIndex {
+    const index = ToolIndex.empty(options);
     index.upsert(tools);
     index.compact();
     return index;
@@ -174,10 +205,11 @@ export class ToolIndex {
    * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
    */
   static restore(bytes: Uint8Array): ToolIndex {
-    const db = createDb();
+    const analyze = indexAnalyzer(DEFAULT_INDEX_OPTIONS);
+    const db = createDb(analyze, DEFAULT_INDEX_OPTIONS);
     const saved = decodeSnapshot(bytes, INDEX_VERSION);
     db.load(saved);
-    const index = new ToolIndex(db);
+    const index = new ToolIndex(db, DEFAULT_INDEX_OPTIONS, analyze);
     index.idsPending = saved.ids.length > 0;
     return index;
   }
@@ -217,7 +249,7 @@ export class ToolIndex {
   }
 
   private upsertSlice(tools: SearchableTool[]): void {
-    const docs = tools.map(toSearchDocument);
+    const docs = tools.map((tool) => toSearchDocument(tool, this.options));
     this.remove(docs.map((d) => d.id));
     this.db.insert(docs);
     settle(this.postings());
@@ -246,8 +278,10 @@ export class ToolIndex {
     const store = this.postings();
     const { terms } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
-      ...(options.builtinSynonyms === false ? {} : { thesaurus: BUILTIN_THESAURUS }),
+      ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
+      analyze: this.analyze,
       expansionWeight: tuning.expansionWeight,
+      phraseWeight: tuning.phraseWeight,
       df: (term) => documentFrequency(store, term),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });
@@ -276,7 +310,7 @@ export class ToolIndex {
             : "terms";
       return { id, score: r.score / unit, match };
     });
-    const context = serverContext(candidates);
+    const context = serverContext(candidates, tuning.contextWeight);
     const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
 
     const hits: Hit[] = [];

@@ -17,7 +17,7 @@
  * side with the index's own analysis (tokenizer.ts), so that a rule meets queries and tool text
  * exactly as they are indexed: case, plurals and stems do not matter, stop words vanish.
  */
-import { analyze } from "../tokenizer.ts";
+import { type Analyze, analyze as defaultAnalyze } from "../tokenizer.ts";
 
 /** One rule as written: a query that says `from` is also searched for each entry of `to`. */
 export interface ThesaurusRule {
@@ -171,7 +171,7 @@ export interface CompileResult {
  * (only stop words), a side of more than MAX_PHRASE_TERMS words, an expansion whose terms all occur
  * in the key (`doc => docs` after stemming, `s3 bucket => bucket`), an expansion repeated for a key.
  */
-export function compileRules(rules: readonly ThesaurusRule[]): CompileResult {
+export function compileRules(rules: readonly ThesaurusRule[], analyze: Analyze = defaultAnalyze): CompileResult {
   const problems: ThesaurusProblem[] = [];
   const byKey = new Map<string, CompiledRule>();
   const seen = new Map<string, Set<string>>();
@@ -243,7 +243,7 @@ export function parseServices(
     const names = members(text, "line");
     if (typeof names === "string") return names;
     if (names.some((n) => n !== n.toLowerCase())) return "service names are written in lower case";
-    const empty = names.find((n) => analyze(n).length === 0);
+    const empty = names.find((n) => defaultAnalyze(n).length === 0);
     if (empty !== undefined) return `'${empty}' has no searchable words`;
     groups.push(names);
   };
