@@ -20,6 +20,8 @@ import { toolId } from "../src/catalog/tool.ts";
 import { clientQuery, findSets, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./eval/dataset.ts";
 import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } from "./eval/engines.ts";
 import { httpEngine } from "./eval/http.ts";
+import { CHOICES } from "./eval/choices.ts";
+import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
@@ -41,6 +43,7 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     sample: { type: "string" },
     "no-peers": { type: "boolean", default: false },
+    loso: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -212,6 +215,29 @@ function sweepTable(set: string, run: Run, queries: EvalQuery[]): string {
 
 const dirs = args.data ? [resolve(args.data)] : findSets(DEFAULT_DATA);
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA}`);
+if (args.loso) {
+  const sets: LosoSet[] = [];
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    sets.push({
+      name: set.name,
+      rows: await toRows(tools),
+      evalIds,
+      queries: sample(set.queries, args.sample ? Number(args.sample) : undefined),
+    });
+  }
+  const rows = leaveOneSetOut(sets, CHOICES);
+  console.log(
+    `\n${losoTable(
+      rows,
+      sets.map((s) => s.name),
+    )}`,
+  );
+  if (args.json) console.log(JSON.stringify({ loso: rows }));
+  process.exit(0);
+}
 const results: { set: string; engine: string; f: Figures }[] = [];
 const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;
