@@ -141,7 +141,7 @@ async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery
     const none = await runQueries(
       engine,
       `${set.name} irrelevant`,
-      irrelevant.map((q) => clientQuery(q)),
+      irrelevant.map((q) => clientQuery(q.query)),
       concurrency,
     );
     runs.push({ engine, answers: main.answers, irrelevant: none.answers, ms: main.ms + none.ms });

@@ -6,7 +6,7 @@
  */
 
 import type { Field } from "../catalog/fields.ts";
-import { type Analysis, analyzer, type Analyze, DEFAULT_ANALYSIS, phrases } from "./tokenizer.ts";
+import { type Analysis, type Analyze, analyze, analyzeAll, analyzer, DEFAULT_ANALYSIS, phrases } from "./tokenizer.ts";
 
 /** The parts of a tool row the search core reads (a catalog row satisfies it). */
 export interface SearchableTool {
@@ -58,12 +58,18 @@ export function fieldTerms(analyze: Analyze, phraseTerms: number): (field: strin
   };
 }
 
-/** The analysis of an index's options (the default one is shared). */
-export function indexAnalyzer(options: IndexOptions): Analyze {
-  return options.analysis === DEFAULT_ANALYSIS ? defaultAnalyze : analyzer(options.analysis);
+/** An index's analysis: of its words, and of all words, stop words kept (the default ones are shared). */
+export interface Analyzers {
+  words: Analyze;
+  all: Analyze;
 }
 
-const defaultAnalyze = analyzer(DEFAULT_ANALYSIS);
+export function indexAnalyzers(options: IndexOptions): Analyzers {
+  if (options.analysis === DEFAULT_ANALYSIS) return DEFAULT_ANALYZERS;
+  return { words: analyzer(options.analysis), all: analyzer(options.analysis, true) };
+}
+
+const DEFAULT_ANALYZERS: Analyzers = { words: analyze, all: analyzeAll };
 
 export function toSearchDocument(tool: SearchableTool, options: IndexOptions = DEFAULT_INDEX_OPTIONS): SearchDocument {
   return {

@@ -19,7 +19,7 @@
  */
 import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
-import { type Analyze, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
+import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
 
 /** A phrase match adds to the words' own matches; at this weight it refines an order more than it makes one. */
 export const PHRASE_WEIGHT = 0.4;
@@ -31,8 +31,16 @@ export const PHRASE_WEIGHT = 0.4;
 export const BUILTIN_EXPANSION_WEIGHT = 0.5;
 
 export interface SynonymRule {
-  /** The key's analysed terms, matched as a contiguous run of the query's terms. */
+  /**
+   * The key's analysed terms, matched as a contiguous run of the query's terms; for a phrasal key, all its words
+   * (stop words kept, stemmed), matched as a run of the query's words as written.
+   */
   key: readonly string[];
+  /**
+   * A key with stop words in it (`log in`, `spin up`, `call off`): without them it would be a bare verb, so it is
+   * matched with them. Its analysed terms (`words`) must be among the query's scored words.
+   */
+  phrasal?: { words: readonly string[] };
   /** The key as written, reported in explanations. */
   source: string;
   /** Each expansion's analysed terms. */
@@ -49,17 +57,30 @@ export type Synonyms = ReadonlyMap<string, readonly SynonymRule[]>;
 export function compileSynonyms(
   map: Readonly<Record<string, readonly string[]>>,
   analyze: Analyze = defaultAnalyze,
+  analyzeAll: Analyze = defaultAnalyzeAll,
 ): Synonyms {
   const rules = new Map<string, SynonymRule[]>();
   for (const [source, values] of Object.entries(map)) {
-    const key = analyze(source);
+    const key = ruleKey(source, analyze, analyzeAll);
     const expansions = values.map(analyze).filter((terms) => terms.length > 0);
-    if (key.length === 0 || expansions.length === 0) continue;
-    const list = rules.get(key[0]!) ?? [];
-    list.push({ key, source, expansions });
-    rules.set(key[0]!, list);
+    if (key === null || expansions.length === 0) continue;
+    const list = rules.get(key.key[0]!) ?? [];
+    list.push({ ...key, source, expansions });
+    rules.set(key.key[0]!, list);
   }
   return rules;
+}
+
+/** How a synonym key is matched (see SynonymRule), or null when it has no searchable words. */
+export function ruleKey(
+  text: string,
+  analyze: Analyze = defaultAnalyze,
+  analyzeAll: Analyze = defaultAnalyzeAll,
+): Pick<SynonymRule, "key" | "phrasal"> | null {
+  const words = analyze(text);
+  if (words.length === 0) return null;
+  const all = analyzeAll(text);
+  return all.length === words.length ? { key: words } : { key: all, phrasal: { words } };
 }
 
 export interface QueryOptions {
@@ -77,6 +98,8 @@ export interface QueryOptions {
   maxTerms?: number;
   /** The index's analysis (tokenizer.ts); the default one when not given. */
   analyze?: Analyze;
+  /** The same analysis keeping stop words (for phrasal synonym keys). */
+  analyzeAll?: Analyze;
 }
 
 export interface AnalysedQuery {
@@ -109,16 +132,24 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   };
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
-  const own = options.synonyms;
-  for (let at = 0; at < sequence.length && terms.size < maxTerms; at++) {
-    const word = sequence[at]!;
-    if (!kept.has(word)) continue;
-    const matches = (rule: SynonymRule) => rule.key.every((t, i) => sequence[at + i] === t && kept.has(t));
-    const tenant = (own?.get(word) ?? []).filter(matches);
-    for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, add);
-    for (const rule of (options.thesaurus?.get(word) ?? []).filter(matches)) {
-      if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
-      expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, add);
+  // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
+  const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
+  const runs = [
+    { run: sequence, phrasal: false },
+    { run: all, phrasal: true },
+  ];
+  for (const { run, phrasal } of runs) {
+    for (let at = 0; at < run.length && terms.size < maxTerms; at++) {
+      const matches = (rule: SynonymRule) =>
+        (rule.phrasal !== undefined) === phrasal &&
+        rule.key.every((t, i) => run[at + i] === t) &&
+        (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
+      const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
+      for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, add);
+      for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
+        if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
+        expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, add);
+      }
     }
   }
   for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {

@@ -119,21 +119,30 @@ export const DEFAULT_ANALYSIS: Analysis = { stemming: true, requestWords: true }
 /** What an analysis makes of a text: its terms, in order, with repeats. */
 export type Analyze = (text: string) => string[];
 
-/** The analysis `options` describe: split, stop words removed, stemmed. */
-export function analyzer(options: Analysis): Analyze {
+/** Articles and possessives: they never change what a phrasal verb means (`kick off a build` = `kick off build`). */
+const DETERMINERS = new Set("a an the my your our their his her its this that these those".split(" "));
+
+/**
+ * The analysis `options` describe: split, stop words removed, stemmed. With `keepStopWords`, stop words are kept
+ * (but determiners): the form in which phrasal synonym keys such as `log in` or `spin up` are matched (query.ts).
+ */
+export function analyzer(options: Analysis, keepStopWords = false): Analyze {
   const normalise = options.stemming ? stem : (word: string) => (/\d/.test(word) ? word : foldPlural(word));
+  const skip = keepStopWords
+    ? (word: string) => DETERMINERS.has(word)
+    : (word: string) => FUNCTION_WORDS.has(word) || (options.requestWords && REQUEST_WORDS.has(word));
   return (text) => {
     const terms: string[] = [];
-    for (const word of splitWords(text)) {
-      if (FUNCTION_WORDS.has(word) || (options.requestWords && REQUEST_WORDS.has(word))) continue;
-      terms.push(normalise(word));
-    }
+    for (const word of splitWords(text)) if (!skip(word)) terms.push(normalise(word));
     return terms;
   };
 }
 
 /** The terms a text contributes to the index or a query (the default analysis). */
 export const analyze: Analyze = analyzer(DEFAULT_ANALYSIS);
+
+/** Every word of a text but determiners, stemmed, stop words kept (the default analysis). */
+export const analyzeAll: Analyze = analyzer(DEFAULT_ANALYSIS, true);
 
 /**
  * Two-word phrases: each pair of adjacent terms as one term (`weather forecast`). No analysed term

@@ -10,7 +10,8 @@ import {
   DEFAULT_INDEX_OPTIONS,
   fieldTerms,
   type IndexOptions,
-  indexAnalyzer,
+  type Analyzers,
+  indexAnalyzers,
   type SearchableTool,
   type SearchDocument,
   toSearchDocument,
@@ -32,7 +33,6 @@ import {
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { BUILTIN_RULES, BUILTIN_THESAURUS, compileRules } from "./thesaurus/index.ts";
-import type { Analyze } from "./tokenizer.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -149,8 +149,8 @@ const UPSERT_SLICE = 2_000;
 
 type Db = OramaDb<PostingsStore, NameStore, SearchDocument>;
 
-function createDb(analyze: Analyze, options: IndexOptions): Db {
-  const terms = fieldTerms(analyze, options.phraseTerms);
+function createDb(analyzers: Analyzers, options: IndexOptions): Db {
+  const terms = fieldTerms(analyzers.words, options.phraseTerms);
   return OramaDb.create(FIELDS, {
     // Fields are analysed as they are indexed; queries are analysed by query.ts, not through Orama.
     tokenize: (raw, prop) => terms(prop, raw),
@@ -169,26 +169,26 @@ export class ToolIndex {
   private idsPending = false;
 
   private readonly options: IndexOptions;
-  private readonly analyze: Analyze;
+  private readonly analyzers: Analyzers;
   /** The built-in thesaurus under this index's analysis (compiled once, for an analysis other than the default). */
   private thesaurus: Synonyms | null = null;
 
-  private constructor(db: Db, options: IndexOptions, analyze: Analyze) {
+  private constructor(db: Db, options: IndexOptions, analyzers: Analyzers) {
     this.db = db;
     this.options = options;
-    this.analyze = analyze;
+    this.analyzers = analyzers;
   }
 
   private builtinThesaurus(): Synonyms {
     if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return BUILTIN_THESAURUS;
-    this.thesaurus ??= compileRules(BUILTIN_RULES, this.analyze).thesaurus;
+    this.thesaurus ??= compileRules(BUILTIN_RULES, this.analyzers.words, this.analyzers.all).thesaurus;
     return this.thesaurus;
   }
 
   /** An empty index; `options` other than the default are for the evaluation (snapshots hold the default). */
   static empty(options: IndexOptions = DEFAULT_INDEX_OPTIONS): ToolIndex {
-    const analyze = indexAnalyzer(options);
-    return new ToolIndex(createDb(analyze, options), options, analyze);
+    const analyzers = indexAnalyzers(options);
+    return new ToolIndex(createDb(analyzers, options), options, analyzers);
   }
 
   /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
@@ -205,11 +205,11 @@ export class ToolIndex {
    * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
    */
   static restore(bytes: Uint8Array): ToolIndex {
-    const analyze = indexAnalyzer(DEFAULT_INDEX_OPTIONS);
-    const db = createDb(analyze, DEFAULT_INDEX_OPTIONS);
+    const analyzers = indexAnalyzers(DEFAULT_INDEX_OPTIONS);
+    const db = createDb(analyzers, DEFAULT_INDEX_OPTIONS);
     const saved = decodeSnapshot(bytes, INDEX_VERSION);
     db.load(saved);
-    const index = new ToolIndex(db, DEFAULT_INDEX_OPTIONS, analyze);
+    const index = new ToolIndex(db, DEFAULT_INDEX_OPTIONS, analyzers);
     index.idsPending = saved.ids.length > 0;
     return index;
   }
@@ -279,7 +279,8 @@ export class ToolIndex {
     const { terms } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
       ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
-      analyze: this.analyze,
+      analyze: this.analyzers.words,
+      analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
       phraseWeight: tuning.phraseWeight,
       df: (term) => documentFrequency(store, term),
