@@ -431,8 +431,14 @@ const TermExplanationSchema = z.object({
   term: z.string().describe("An analysed query term: a word stem, or two words for a phrase"),
   weight: z
     .number()
-    .describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
-  via: z.string().optional().describe("The tenant synonym key that added this term"),
+    .describe(
+      "The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for the tenant's synonym " +
+        "expansions, 0.5 for the built-in thesaurus's",
+    ),
+  via: z
+    .string()
+    .optional()
+    .describe("The synonym key that added this term: the tenant's key as written, or builtin:<key> for the thesaurus"),
   idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
   tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
   score: z.number().describe("The term's part of the score"),
@@ -479,9 +485,16 @@ export const SearchResultSchema = z
           .optional()
           .describe("Server context: the part of the score that comes from a strong match on the same server"),
         unit: z.number().describe("ln(1 + N) for N tools: the evidence (sum of BM25F+ parts, in nats) that scores 1"),
+        absent: z
+          .object({
+            services: z.array(z.string()).describe("Services the query names that no tool of the catalog mentions"),
+            factor: z.number().describe("What they scaled the score by: s becomes s * s / (s + 3 per service)"),
+          })
+          .optional()
+          .describe("Named services the catalog lacks, which count against every match"),
       })
       .optional()
-      .describe("Why the tool scored what it did: score = sum of terms[].score + context.score"),
+      .describe("Why the tool scored what it did: score = (sum of terms[].score + context.score) * absent.factor"),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 export type SearchResult = z.infer<typeof SearchResultSchema>;

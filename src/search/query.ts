@@ -107,6 +107,8 @@ export interface AnalysedQuery {
   terms: QueryTerm[];
   /** Every distinct word of the query (analysed), in order of first occurrence, kept or not. */
   words: string[];
+  /** The query's analysed words in order, repeats included. */
+  sequence: string[];
 }
 
 /** The query's terms (see the module comment). */
@@ -157,7 +159,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
       add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight);
     }
   }
-  return { terms: [...terms.values()], words };
+  return { terms: [...terms.values()], words, sequence };
 }
 
 function expand(

@@ -31,6 +31,7 @@ import {
   type TermExplanation,
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
+import { absentServices, compileServices, SERVICE_NAMES, type ServiceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { BUILTIN_RULES, BUILTIN_THESAURUS, compileRules } from "./thesaurus/index.ts";
 
@@ -56,6 +57,14 @@ export interface SearchOptions {
   tuning?: Partial<Tuning>;
 }
 
+/**
+ * What a named service the catalog lacks (`zendesk` in "open a zendesk ticket", services.ts) weighs against a match,
+ * in score units: a score s becomes s * s / (s + 3 n) for n such names. A short query that matches on its other words
+ * falls below the threshold (1.8 -> 0.68); a long request whose other words match strongly keeps most of its score
+ * (6 -> 4), since the service may be incidental. Chosen with `npm run eval` (docs/quality.md).
+ */
+const ABSENT_SERVICE_WEIGHT = 3;
+
 /** The ranking's constants in one place, so the evaluation can vary each (docs/quality.md). */
 export interface Tuning {
   /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
@@ -64,13 +73,22 @@ export interface Tuning {
   phraseWeight: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
   contextWeight: number;
+  /** Score units each service the query names but the catalog lacks counts against a match (`unexplained`). */
+  absentServiceWeight: number;
 }
 
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   contextWeight: CONTEXT_WEIGHT,
+  absentServiceWeight: ABSENT_SERVICE_WEIGHT,
 };
+
+
+/** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
+function unexplained(score: number, absent: number, weight: number): number {
+  return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);
+}
 
 /**
  * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
@@ -90,6 +108,17 @@ export interface Explanation {
   context?: Context;
   /** ln(1 + N): the evidence in nats that makes a score of 1 (ranker.ts `scoreUnit`). */
   unit: number;
+  /** Services the query names that the catalog lacks, and the factor they scaled the score by. */
+  absent?: { services: string[]; factor: number };
+}
+
+/** A search's hits, and what the query asked for that no tool has. */
+export interface Answer {
+  hits: Hit[];
+  /** Services the query names that the catalog lacks, as the query wrote them (services.ts). */
+  absent: string[];
+  /** Before the threshold: the best ranked tools, when nothing passed (the no-match message names them). */
+  closest: Hit[];
 }
 
 export interface Hit {
@@ -102,6 +131,8 @@ export interface Hit {
 
 /** How many of the best-scoring tools server context looks at (server-context.ts). */
 const CANDIDATES = 20;
+/** Tools an answer with no match names as the closest. */
+const CLOSEST = 3;
 /**
  * Once the best ranked hit reaches the threshold, the other hits are listed down to this share of
  * it: alternatives nearly as good as a clear match are worth showing, noise is not.
@@ -177,6 +208,15 @@ export class ToolIndex {
     this.db = db;
     this.options = options;
     this.analyzers = analyzers;
+  }
+
+  private services: ServiceNames | null = null;
+
+  /** The known services under this index's analysis (compiled once, for an analysis other than the default). */
+  private serviceNames(): ServiceNames {
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return SERVICE_NAMES;
+    this.services ??= compileServices(this.analyzers.words);
+    return this.services;
   }
 
   private builtinThesaurus(): Synonyms {
@@ -273,10 +313,15 @@ export class ToolIndex {
    * BM25F⁺ evidence (ranker.ts) over the score unit, plus server context. See `passing` for the threshold.
    */
   search(query: string, options: SearchOptions): Hit[] {
+    return this.answer(query, options).hits;
+  }
+
+  /** `search`, with what the no-match message needs: the services the catalog lacks, the closest tools. */
+  answer(query: string, options: SearchOptions): Answer {
     const params = options.params ?? DEFAULT_BM25F;
     const tuning = { ...DEFAULT_TUNING, ...options.tuning };
     const store = this.postings();
-    const { terms } = analyseQuery(query, {
+    const { terms, sequence } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
       ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
       analyze: this.analyzers.words,
@@ -286,6 +331,7 @@ export class ToolIndex {
       df: (term) => documentFrequency(store, term),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });
+    const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
     for (const id of this.named("exact", key)) named.set(id, "exact-name");
@@ -312,7 +358,8 @@ export class ToolIndex {
       return { id, score: r.score / unit, match };
     });
     const context = serverContext(candidates, tuning.contextWeight);
-    const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
+    const scored = (id: string, own: number) =>
+      unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
 
     const hits: Hit[] = [];
     const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
@@ -332,9 +379,14 @@ export class ToolIndex {
     const listed = new Set(hits.map((h) => h.id));
     const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
-    const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
-    if (options.explain) this.explain(top, terms, params, unit, context);
-    return top;
+    const all = [...hits, ...rest];
+    const top = passing(all, options.threshold).slice(0, options.limit);
+    const closest = top.length === 0 ? all.slice(0, CLOSEST) : [];
+    if (options.explain) {
+      const penalty = { absent, weight: tuning.absentServiceWeight };
+      this.explain([...top, ...closest], terms, params, unit, context, penalty);
+    }
+    return { hits: top, absent, closest };
   }
 
   /** Adds each hit's explanation, from one pass over the query terms' postings. */
@@ -344,6 +396,7 @@ export class ToolIndex {
     params: Bm25fParams,
     unit: number,
     context: ReadonlyMap<string, Context>,
+    penalty: { absent: string[]; weight: number },
   ): void {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal);
@@ -357,7 +410,16 @@ export class ToolIndex {
         }
       }
       const boost = context.get(hit.id);
-      hit.explain = { match: hit.match, fields, terms: parts, ...(boost ? { context: boost } : {}), unit };
+      const own = sum(parts) + (boost?.score ?? 0);
+      const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
+      hit.explain = {
+        match: hit.match,
+        fields,
+        terms: parts,
+        ...(boost ? { context: boost } : {}),
+        unit,
+        ...(penalty.absent.length > 0 ? { absent: { services: penalty.absent, factor } } : {}),
+      };
     });
   }
 
