@@ -46,6 +46,7 @@ Options:
 Entry fields in the list: server, package, version, bin? (key of package.json "bin"),
 args? and env? (placeholder credentials; {scratch} = an empty folder of the entry's own),
 files? (placeholder files written into {scratch}), scripts? (true: run install scripts),
+normalize? ([regex, replacement] pairs applied to the listed tools' strings),
 upstreamLicense? ({file, source}: licence text under licenses/upstream/ for a package that
 ships none), skip? (reason: listed, not run).`;
 
@@ -64,6 +65,11 @@ export interface Entry {
    * its source repository (a file under the output's licenses/upstream/) and where it comes from.
    */
   upstreamLicense?: { file: string; source: string };
+  /**
+   * Replacements (JavaScript regular expression, replacement) applied to every string of the listed
+   * tools, for a server whose descriptions describe the machine it runs on (paths, host names).
+   */
+  normalize?: [string, string][];
   skip?: string;
 }
 
@@ -164,6 +170,14 @@ async function listTools(entry: Entry, bin: string, scratch: string, timeoutMs: 
   }
 }
 
+/** Every string inside `value`, with the entry's replacements applied. */
+function normalized(value: unknown, rules: [RegExp, string][]): unknown {
+  if (typeof value === "string") return rules.reduce((text, [re, to]) => text.replace(re, to), value);
+  if (Array.isArray(value)) return value.map((v) => normalized(v, rules));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalized(v, rules)]));
+  return value;
+}
+
 function licenseFileName(pkg: string): string {
   return `${pkg.replace(/^@/, "").replaceAll("/", "__")}.txt`;
 }
@@ -260,7 +274,9 @@ async function main(): Promise<number> {
       }
       const { tools: list, pages } = await listTools(entry, binPath(entry, pkgDir), scratch, timeoutMs, opts.verbose);
       if (list.length === 0) throw new Error("tools/list returned no tools");
-      const fixture: Fixture = { server: entry.server, package: entry.package, version: entry.version, license: license.id, tools: list };
+      const rules = (entry.normalize ?? []).map(([re, to]) => [new RegExp(re, "g"), to] as [RegExp, string]);
+      const listed = rules.length > 0 ? (normalized(list, rules) as Record<string, unknown>[]) : list;
+      const fixture: Fixture = { server: entry.server, package: entry.package, version: entry.version, license: license.id, tools: listed };
       writeFileSync(join(out, "servers", `${entry.server}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
       writeFileSync(join(out, "licenses", licenseFileName(entry.package)), license.text);
       tools += list.length;
