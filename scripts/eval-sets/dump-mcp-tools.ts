@@ -251,6 +251,8 @@ async function main(): Promise<number> {
     names.add(e.server);
   }
   const only = opts.only ? new Set(opts.only.split(",")) : null;
+  const unknown = [...(only ?? [])].filter((s) => !names.has(s));
+  if (unknown.length > 0) throw new Error(`--only names servers that are not in ${listFile}: ${unknown.join(", ")}`);
   const todo = entries.filter((e) => !e.skip && (!only || only.has(e.server)));
   mkdirSync(join(out, "servers"), { recursive: true });
   mkdirSync(join(out, "licenses"), { recursive: true });
