@@ -1,8 +1,8 @@
 /**
  * Retrieval quality of the search core, beside MiniSearch and Orama defaults, on tool-retrieval
- * sets in the tools.jsonl / queries.jsonl format (../shared/eval by default).
+ * sets in the tools.jsonl / queries.jsonl format (../shared/eval and this repository's eval/ by default).
  *
- *   npm run eval                                  every set in ../shared/eval
+ *   npm run eval                                  every set in ../shared/eval and eval/
  *   npm run eval -- --data DIR                    one set (any folder in that format)
  *   npm run eval -- --irrelevant FILE             no-match rate over queries that no tool answers
  *   npm run eval -- --threshold 2                 override the service's default threshold
@@ -12,6 +12,7 @@
  *   npm run eval -- --json                        end with one JSON line of every figure
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -27,7 +28,8 @@ import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const DEFAULT_DATA = resolve(ROOT, "../shared/eval");
+/** The external benchmarks beside the repository, and our own sets (eval/README.md). */
+const DEFAULT_DATA = [resolve(ROOT, "../shared/eval"), resolve(ROOT, "eval")];
 const SWEEP = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
 const HTTP_CONCURRENCY = 8;
 
@@ -118,7 +120,34 @@ async function runQueries(
   return { answers, ms: performance.now() - started };
 }
 
-async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery[] }> {
+/**
+ * Per category of a set's queries (sets that have categories): nDCG@10 and the share answered "no match" for the
+ * categories with a right tool; the share answered "no match" for those without (absent capabilities, chit-chat).
+ */
+function categoryRows(set: string, run: Run, queries: EvalQuery[], irrelevant: EvalSet["irrelevant"], at: number) {
+  const rows: string[][] = [];
+  const byCategory = new Map<string, number[]>();
+  queries.forEach((q, i) => {
+    if (q.category) byCategory.set(q.category, [...(byCategory.get(q.category) ?? []), i]);
+  });
+  for (const [category, indexes] of byCategory) {
+    const lists = indexes.map((i) => cut(run.answers[i]!, run.engine, at));
+    const ndcg = summarize(lists.map((ids, k) => queryMetrics(ids, queries[indexes[k]!]!.groups))).ndcg10;
+    const none = lists.filter((ids) => ids.length === 0).length / lists.length;
+    rows.push([set, run.engine.name, category, String(lists.length), f3(ndcg), pct(none)]);
+  }
+  const categories = [...new Set(irrelevant.map((q) => q.category))];
+  for (const category of categories) {
+    const answers = run.irrelevant.filter((_, i) => irrelevant[i]!.category === category);
+    const none = answers.filter((a) => cut(a, run.engine, at).length === 0).length / answers.length;
+    rows.push([set, run.engine.name, `${category} (no tool)`, String(answers.length), "-", pct(none)]);
+  }
+  return byCategory.size > 0 || categories.length > 1 ? rows : [];
+}
+
+async function evaluate(
+  set: EvalSet,
+): Promise<{ runs: Run[]; queries: EvalQuery[]; irrelevant: EvalSet["irrelevant"] }> {
   const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
   const irrelevant = sample(set.irrelevant, args.sample ? Number(args.sample) : undefined);
   const tools = toServiceTools(set.tools);
@@ -146,7 +175,7 @@ async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery
     );
     runs.push({ engine, answers: main.answers, irrelevant: none.answers, ms: main.ms + none.ms });
   }
-  return { runs, queries };
+  return { runs, queries, irrelevant };
 }
 
 // ---- output -------------------------------------------------------------------------------------
@@ -213,8 +242,10 @@ function sweepTable(set: string, run: Run, queries: EvalQuery[]): string {
   );
 }
 
-const dirs = args.data ? [resolve(args.data)] : findSets(DEFAULT_DATA);
-if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA}`);
+const dirs = args.data
+  ? [resolve(args.data)]
+  : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
+if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
 if (args.loso) {
   const sets: LosoSet[] = [];
   for (const dir of dirs) {
@@ -239,6 +270,7 @@ if (args.loso) {
   process.exit(0);
 }
 const results: { set: string; engine: string; f: Figures }[] = [];
+const categories: string[][] = [];
 const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;
 for (const dir of dirs) {
@@ -246,9 +278,12 @@ for (const dir of dirs) {
   console.error(
     `${set.name}: ${set.tools.length} tools, ${set.queries.length} queries, ${set.irrelevant.length} irrelevant`,
   );
-  const { runs, queries } = await evaluate(set);
+  const { runs, queries, irrelevant } = await evaluate(set);
   for (const run of runs) {
     results.push({ set: set.name, engine: run.engine.name, f: figures(run, queries, threshold) });
+    if (run.engine.thresholded || run.engine.name.includes("HTTP")) {
+      categories.push(...categoryRows(set.name, run, queries, irrelevant, threshold));
+    }
     const applied = (run.engine as { threshold?: () => number | null }).threshold?.();
     if (applied !== undefined) httpThreshold = applied;
   }
@@ -267,6 +302,10 @@ console.log(
 console.log("nDCG@10 counts gold_groups where a set has them; 'strict' counts only the first member of each group.");
 if (args.sample) console.log(`Sampled: at most ${args.sample} queries per file.`);
 console.log(resultTable(results));
+if (categories.length > 0) {
+  console.log(`\nBy category (the service; "no tool": queries no tool answers, where "no match" is right):`);
+  console.log(table(["set", "engine", "category", "queries", "nDCG@10", "no match %"], categories));
+}
 if (args.json) {
   console.log(
     JSON.stringify({
