@@ -19,7 +19,9 @@ const SERVERS = join(ROOT, "eval/mcp/servers");
 const OUT = join(ROOT, "eval/mcp-keyword/tools.jsonl");
 
 if (process.argv.includes("--help")) {
-  console.log("Usage: npx node scripts/eval-sets/build-catalog.ts\n\nWrites eval/mcp-keyword/tools.jsonl from eval/mcp/servers/*.json.");
+  console.log(
+    "Usage: npx node scripts/eval-sets/build-catalog.ts\n\nWrites eval/mcp-keyword/tools.jsonl from eval/mcp/servers/*.json.",
+  );
   process.exit(0);
 }
 

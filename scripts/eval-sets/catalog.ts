@@ -13,7 +13,9 @@ export function catalogJsonl(fixtures: readonly Fixture[]): string {
       const name = String(tool.name);
       const description = typeof tool.description === "string" ? tool.description : "";
       const inputSchema = tool.inputSchema && typeof tool.inputSchema === "object" ? tool.inputSchema : null;
-      lines.push(JSON.stringify({ id: `${fixture.server}::${name}`, server: fixture.server, name, description, inputSchema }));
+      lines.push(
+        JSON.stringify({ id: `${fixture.server}::${name}`, server: fixture.server, name, description, inputSchema }),
+      );
     }
   }
   return `${lines.join("\n")}\n`;

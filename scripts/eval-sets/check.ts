@@ -18,7 +18,9 @@ import { checkSets } from "./sets.ts";
 const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
 
 if (process.argv.includes("--help")) {
-  console.log("Usage: npx node scripts/eval-sets/check.ts\n\nValidates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.");
+  console.log(
+    "Usage: npx node scripts/eval-sets/check.ts\n\nValidates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.",
+  );
   process.exit(0);
 }
 
@@ -34,13 +36,19 @@ const fixtures = readdirSync(join(EVAL, "mcp/servers"))
   .filter((f) => f.endsWith(".json"))
   .map((f) => JSON.parse(read(join("mcp/servers", f))) as Fixture);
 if (catalogJsonl(fixtures) !== read("mcp-keyword/tools.jsonl")) {
-  report.problems.push("mcp-keyword/tools.jsonl is not what eval/mcp/servers gives: run scripts/eval-sets/build-catalog.ts");
+  report.problems.push(
+    "mcp-keyword/tools.jsonl is not what eval/mcp/servers gives: run scripts/eval-sets/build-catalog.ts",
+  );
 }
 
 console.log(`catalog: ${report.tools} tools of ${report.servers} servers`);
 for (const [file, counts] of Object.entries(report.counts)) {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  console.log(`${file}: ${total} (${Object.entries(counts).map(([c, n]) => `${c} ${n}`).join(", ")})`);
+  console.log(
+    `${file}: ${total} (${Object.entries(counts)
+      .map(([c, n]) => `${c} ${n}`)
+      .join(", ")})`,
+  );
 }
 if (report.problems.length > 0) {
   console.log(`\n${report.problems.length} problem(s):\n  ${report.problems.join("\n  ")}`);

@@ -81,7 +81,10 @@ export interface Fixture {
   tools: Record<string, unknown>[];
 }
 
-const ToolsPage = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
+const ToolsPage = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })),
+  nextCursor: z.string().optional(),
+});
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -94,19 +97,29 @@ function install(entry: Entry, dir: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "dump", private: true }));
-  const args = ["install", `${entry.package}@${entry.version}`, "--no-audit", "--no-fund", "--no-save", "--loglevel=error"];
+  const args = [
+    "install",
+    `${entry.package}@${entry.version}`,
+    "--no-audit",
+    "--no-fund",
+    "--no-save",
+    "--loglevel=error",
+  ];
   if (!entry.scripts) args.push("--ignore-scripts");
   const run = spawnSync("npm", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (run.status !== 0) throw new Error(`npm install failed: ${(run.stderr || run.stdout).trim().split("\n").slice(-3).join(" | ")}`);
+  if (run.status !== 0)
+    throw new Error(`npm install failed: ${(run.stderr || run.stdout).trim().split("\n").slice(-3).join(" | ")}`);
   return pkgDir;
 }
 
 function binPath(entry: Entry, pkgDir: string): string {
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-  const bins: Record<string, string> = typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {});
+  const bins: Record<string, string> =
+    typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {});
   const key = entry.bin ?? Object.keys(bins)[0];
   const rel = key ? bins[key] : undefined;
-  if (!rel) throw new Error(`no bin ${entry.bin ?? ""} in ${entry.package} (has: ${Object.keys(bins).join(", ") || "none"})`);
+  if (!rel)
+    throw new Error(`no bin ${entry.bin ?? ""} in ${entry.package} (has: ${Object.keys(bins).join(", ") || "none"})`);
   return join(pkgDir, rel);
 }
 
@@ -116,7 +129,8 @@ function licenseOf(entry: Entry, pkgDir: string, out: string): { id: string; tex
   if (!PERMISSIVE.test(id)) throw new Error(`licence ${id} is not on the permissive list`);
   const file = readdirSync(pkgDir).find((f) => /^(licen[sc]e|copying)(\.(md|txt))?$/i.test(f));
   if (file) return { id, text: readFileSync(join(pkgDir, file), "utf8") };
-  if (!entry.upstreamLicense) throw new Error("the package ships no licence file (and the entry names no upstreamLicense)");
+  if (!entry.upstreamLicense)
+    throw new Error("the package ships no licence file (and the entry names no upstreamLicense)");
   const upstream = readFileSync(join(out, "licenses", "upstream", entry.upstreamLicense.file), "utf8");
   const note =
     `${entry.package}@${entry.version} declares "${id}" in its package.json and ships no licence file.\n` +
@@ -174,7 +188,8 @@ async function listTools(entry: Entry, bin: string, scratch: string, timeoutMs: 
 function normalized(value: unknown, rules: [RegExp, string][]): unknown {
   if (typeof value === "string") return rules.reduce((text, [re, to]) => text.replace(re, to), value);
   if (Array.isArray(value)) return value.map((v) => normalized(v, rules));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalized(v, rules)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalized(v, rules)]));
   return value;
 }
 
@@ -198,15 +213,7 @@ function readmeTable(entries: Entry[], out: string): string {
     servers += 1;
     rows.push(`| \`${f.server}\` | \`${f.package}\` | ${f.version} | ${f.license} | ${f.tools.length} |`);
   }
-  return [
-    `${servers} servers, ${total} tools.`,
-    "",
-    ...rows,
-    "",
-    "Tried and left out:",
-    "",
-    ...skipped,
-  ].join("\n");
+  return [`${servers} servers, ${total} tools.`, "", ...rows, "", "Tried and left out:", "", ...skipped].join("\n");
 }
 
 function writeReadmeTable(entries: Entry[], out: string): void {
@@ -278,11 +285,19 @@ async function main(): Promise<number> {
       if (list.length === 0) throw new Error("tools/list returned no tools");
       const rules = (entry.normalize ?? []).map(([re, to]) => [new RegExp(re, "g"), to] as [RegExp, string]);
       const listed = rules.length > 0 ? (normalized(list, rules) as Record<string, unknown>[]) : list;
-      const fixture: Fixture = { server: entry.server, package: entry.package, version: entry.version, license: license.id, tools: listed };
+      const fixture: Fixture = {
+        server: entry.server,
+        package: entry.package,
+        version: entry.version,
+        license: license.id,
+        tools: listed,
+      };
       writeFileSync(join(out, "servers", `${entry.server}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
       writeFileSync(join(out, "licenses", licenseFileName(entry.package)), license.text);
       tools += list.length;
-      log(`${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+      log(
+        `${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+      );
     } catch (error) {
       failed.push(`${entry.server}: ${(error as Error).message}`);
       log(`${label}: FAILED ${(error as Error).message}`);
@@ -292,7 +307,9 @@ async function main(): Promise<number> {
   }
   writeReadmeTable(entries, out);
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  log(`\n${todo.length - failed.length}/${todo.length} servers dumped, ${tools} tools, ${seconds}s; ${entries.length - todo.length} not run (skipped or not in --only)`);
+  log(
+    `\n${todo.length - failed.length}/${todo.length} servers dumped, ${tools} tools, ${seconds}s; ${entries.length - todo.length} not run (skipped or not in --only)`,
+  );
   if (failed.length > 0) log(`failed:\n  ${failed.join("\n  ")}`);
   return failed.length > 0 ? 1 : 0;
 }

@@ -61,11 +61,14 @@ export function checkTools(tools: SetTool[], file: string): string[] {
   const ids = new Set<string>();
   for (const t of tools) {
     const where = `${file}: ${t.id}`;
-    if (typeof t.server !== "string" || !SERVER_NAME.test(t.server)) problems.push(`${where}: server name ${t.server} breaks [A-Za-z0-9_-]{1,64}`);
-    if (typeof t.name !== "string" || !TOOL_NAME.test(t.name)) problems.push(`${where}: tool name ${t.name} breaks the MCP name rule`);
+    if (typeof t.server !== "string" || !SERVER_NAME.test(t.server))
+      problems.push(`${where}: server name ${t.server} breaks [A-Za-z0-9_-]{1,64}`);
+    if (typeof t.name !== "string" || !TOOL_NAME.test(t.name))
+      problems.push(`${where}: tool name ${t.name} breaks the MCP name rule`);
     if (t.id !== `${t.server}::${t.name}`) problems.push(`${where}: id is not server::name`);
     if (typeof t.description !== "string") problems.push(`${where}: description is not a string`);
-    if (t.inputSchema !== null && (typeof t.inputSchema !== "object" || Array.isArray(t.inputSchema))) problems.push(`${where}: inputSchema is not an object`);
+    if (t.inputSchema !== null && (typeof t.inputSchema !== "object" || Array.isArray(t.inputSchema)))
+      problems.push(`${where}: inputSchema is not an object`);
     if (ids.has(t.id)) problems.push(`${where}: duplicate id`);
     ids.add(t.id);
   }
@@ -104,12 +107,14 @@ export function checkQueries(queries: SetQuery[], toolIds: ReadonlySet<string>, 
       continue;
     }
     if (rules.emptyGold(q.category)) {
-      if (q.gold.length > 0 || (q.gold_groups?.length ?? 0) > 0) problems.push(`${where}: a ${q.category} query must have empty gold`);
+      if (q.gold.length > 0 || (q.gold_groups?.length ?? 0) > 0)
+        problems.push(`${where}: a ${q.category} query must have empty gold`);
       continue;
     }
     if (q.gold.length === 0) problems.push(`${where}: empty gold`);
     const [least, most] = rules.goldCount?.(q.category) ?? [1, Number.POSITIVE_INFINITY];
-    if (q.gold.length < least || q.gold.length > most) problems.push(`${where}: ${q.gold.length} gold tools, expected ${least}..${most}`);
+    if (q.gold.length < least || q.gold.length > most)
+      problems.push(`${where}: ${q.gold.length} gold tools, expected ${least}..${most}`);
     if (new Set(q.gold).size !== q.gold.length) problems.push(`${where}: a gold id is repeated`);
     for (const g of q.gold) if (!toolIds.has(g)) problems.push(`${where}: gold ${g} is not in tools.jsonl`);
     if (q.gold_groups !== undefined) {
@@ -125,7 +130,8 @@ export function checkQueries(queries: SetQuery[], toolIds: ReadonlySet<string>, 
     const n = counts.get(category) ?? 0;
     if (n < least) problems.push(`${rules.file}: ${n} ${category} queries, at least ${least} needed`);
   }
-  if (queries.length < rules.totalMinimum) problems.push(`${rules.file}: ${queries.length} queries, at least ${rules.totalMinimum} needed`);
+  if (queries.length < rules.totalMinimum)
+    problems.push(`${rules.file}: ${queries.length} queries, at least ${rules.totalMinimum} needed`);
   return problems;
 }
 
@@ -157,7 +163,8 @@ export function checkSets(files: SetFiles): SetReport {
   const problems: string[] = [];
   const tools = parseJsonl<SetTool>(files.keywordTools, "mcp-keyword/tools.jsonl", problems);
   problems.push(...checkTools(tools, "mcp-keyword/tools.jsonl"));
-  if (files.requestTools !== files.keywordTools) problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
+  if (files.requestTools !== files.keywordTools)
+    problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
   const toolIds = new Set(tools.map((t) => t.id));
 
   const keyword = parseJsonl<SetQuery>(files.keywordQueries, "mcp-keyword/queries.jsonl", problems);
@@ -190,7 +197,8 @@ export function checkSets(files: SetFiles): SetReport {
   );
   const requestTexts = new Set(requests.map((q) => q.query.trim().toLowerCase()));
   for (const q of irrelevant) {
-    if (requestTexts.has(q.query.trim().toLowerCase())) problems.push(`mcp-requests/irrelevant.jsonl: ${q.id} repeats a request of queries.jsonl`);
+    if (requestTexts.has(q.query.trim().toLowerCase()))
+      problems.push(`mcp-requests/irrelevant.jsonl: ${q.id} repeats a request of queries.jsonl`);
   }
   return {
     problems,

@@ -84,7 +84,6 @@ export const DEFAULT_TUNING: Tuning = {
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
 };
 
-
 /** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
 function unexplained(score: number, absent: number, weight: number): number {
   return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);

@@ -8,7 +8,9 @@ import { catalogJsonl } from "../../scripts/eval-sets/catalog.ts";
 import type { Fixture } from "../../scripts/eval-sets/dump-mcp-tools.ts";
 import { checkQueries, checkSets, checkTools, type SetQuery, type SetTool } from "../../scripts/eval-sets/sets.ts";
 
-const fixtures = Object.values(import.meta.glob("../../eval/mcp/servers/*.json", { import: "default", eager: true })) as Fixture[];
+const fixtures = Object.values(
+  import.meta.glob("../../eval/mcp/servers/*.json", { import: "default", eager: true }),
+) as Fixture[];
 
 describe("our MCP evaluation sets", () => {
   const report = checkSets({ keywordTools, keywordQueries, requestTools, requestQueries, requestIrrelevant });
@@ -35,7 +37,13 @@ describe("our MCP evaluation sets", () => {
 });
 
 describe("the set rules", () => {
-  const tool = (server: string, name: string): SetTool => ({ id: `${server}::${name}`, server, name, description: "", inputSchema: null });
+  const tool = (server: string, name: string): SetTool => ({
+    id: `${server}::${name}`,
+    server,
+    name,
+    description: "",
+    inputSchema: null,
+  });
   const ids = new Set(["github::create_issue", "slack::slack_post_message"]);
   const rules = {
     file: "q.jsonl",
@@ -70,7 +78,13 @@ describe("the set rules", () => {
 
   it("report gold groups that do not start with their gold id", () => {
     const queries: SetQuery[] = [
-      { id: "a", query: "x", gold: ["github::create_issue"], gold_groups: [["slack::slack_post_message", "github::create_issue"]], category: "task" },
+      {
+        id: "a",
+        query: "x",
+        gold: ["github::create_issue"],
+        gold_groups: [["slack::slack_post_message", "github::create_issue"]],
+        category: "task",
+      },
       { id: "b", query: "y", gold: [], category: "absent" },
     ];
     expect(checkQueries(queries, ids, rules)).toEqual(["q.jsonl: a: group 1 does not start with gold[0]"]);
