@@ -466,11 +466,12 @@ export const SearchResultSchema = z
       .nullable()
       .describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
     match: z
-      .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "terms"])
+      .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "synonyms", "terms"])
       .describe(
         "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the query is the tool's " +
           "name, the tail of its namespaced name, or its server: listed first, whatever the score); name-words " +
-          "(every query word is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked " +
+          "(every query word is in the tool's name, server or keywords: listed from 0.7 x threshold); synonyms " +
+          "(found only through synonyms of the query's words: listed from the threshold itself); terms (ranked " +
           "by score)",
       ),
     definition: z.record(z.string(), z.unknown()).optional(),

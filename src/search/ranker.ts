@@ -56,6 +56,8 @@ export interface Scored {
   score: number;
   /** How many of the query's own words the document holds in a naming field (name, server, keywords). */
   namedWords: number;
+  /** How many of the query's own words the document holds in any field (0: reached through synonyms only). */
+  ownWords: number;
 }
 
 /** The fields a tool is called by: a query made only of words from them names the tool. */
@@ -97,6 +99,8 @@ let touched = new Int32Array(1024);
 let marked = new Uint8Array(1024);
 /** Per id, the query words found in a naming field (Scored.namedWords). */
 let named = new Uint16Array(1024);
+/** Per id, the query words found in any field (Scored.ownWords). */
+let own = new Uint16Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
@@ -168,6 +172,7 @@ export function scoreTerms(
       scratch = grown(scratch, doc);
       marked = grown(marked, doc);
       named = grown(named, doc);
+      own = grown(own, doc);
     }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
@@ -175,7 +180,10 @@ export function scoreTerms(
       touched[count++] = doc;
     }
     scratch[doc]! += termPart(termIdf, tf, params);
-    if (termIsWord && (packed & NAMING_MASK) !== 0) named[doc]!++;
+    if (termIsWord) {
+      own[doc]!++;
+      if ((packed & NAMING_MASK) !== 0) named[doc]!++;
+    }
   };
   for (const { term, weight, word } of terms) {
     const df = documentFrequency(store, term);
@@ -212,16 +220,18 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
     const internalId = touched[n]!;
     const score = scratch[internalId]!;
     const namedWords = named[internalId]!;
+    const ownWords = own[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
     named[internalId] = 0;
+    own[internalId] = 0;
     if (limit <= 0) continue;
+    const item = { internalId, score, namedWords, ownWords };
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
-      if (!better({ internalId, score, namedWords }, last, tieKey)) continue;
+      if (!better(item, last, tieKey)) continue;
     }
-    const item = { internalId, score, namedWords };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);

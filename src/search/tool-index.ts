@@ -92,10 +92,11 @@ function unexplained(score: number, absent: number, weight: number): number {
 /**
  * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
  * names), `name-tail` (the tail of a namespaced name), `server-name` (the query is the tool's server).
- * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords) and
- * `terms` (everything else). See `passing` for what each needs to be listed.
+ * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords), `synonyms` (the tool
+ * holds none of the query's own words, only words its synonyms expand to) and `terms` (everything else). See
+ * `passing` for what each needs to be listed.
  */
-type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms";
+type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "synonyms" | "terms";
 
 export interface Explanation {
   match: Match;
@@ -154,16 +155,18 @@ const NAMED: ReadonlySet<Match> = new Set(["exact-name", "name-tail", "server-na
 /**
  * The threshold rule. Named hits (exact name, name tail, server name) always pass. Ranked hits
  * (best first) pass when the best of them reaches `threshold`, down to COMPANION_SHARE * threshold;
- * a `name-words` hit also passes on its own from NAMING_SHARE * threshold. Exported so that the
- * evaluation applies the very same rule.
+ * a `name-words` hit also passes on its own from NAMING_SHARE * threshold; a `synonyms` hit, which matched
+ * none of the query's own words, only from the threshold itself (a synonym may rescue a tool, never make up the
+ * numbers). Exported so that the evaluation applies the very same rule.
  */
 export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T[], threshold: number): T[] {
   const best = hits.find((h) => !NAMED.has(h.match));
   const open = best !== undefined && best.score >= threshold;
+  const companion = (h: T) => h.score >= (h.match === "synonyms" ? threshold : COMPANION_SHARE * threshold);
   return hits.filter(
     (h) =>
       NAMED.has(h.match) ||
-      (open && h.score >= COMPANION_SHARE * threshold) ||
+      (open && companion(h)) ||
       (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
   );
 }
@@ -353,7 +356,9 @@ export class ToolIndex {
           ? "server-name"
           : words > 0 && r.namedWords === words
             ? "name-words"
-            : "terms";
+            : r.ownWords === 0
+              ? "synonyms"
+              : "terms";
       return { id, score: r.score / unit, match };
     });
     const context = serverContext(candidates, tuning.contextWeight);
