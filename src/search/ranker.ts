@@ -40,13 +40,13 @@ export interface Bm25fParams {
 
 /** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
 export const DEFAULT_BM25F: Bm25fParams = {
-  k1: 1.2,
+  k1: 2,
   delta: 0.5,
   fields: {
     name: { weight: 3, b: 0.5 },
     server: { weight: 1, b: 0.3 },
     description: { weight: 1, b: 0.75 },
-    params: { weight: 0.5, b: 0.75 },
+    params: { weight: 0.35, b: 0.75 },
     keywords: { weight: 2, b: 0.3 },
   },
 };
