@@ -75,7 +75,9 @@ export const CHOICES: Choice[] = [
   choice("BM25+ delta", "0", here(DEFAULT_BM25F.delta), [
     ...[0, 0.25, 0.5, 1].map((d) => variant(String(d), { params: { delta: d } })),
   ]),
-  choice("k1", "1.2", here(DEFAULT_BM25F.k1), [...[1.2, 1.6, 2, 2.5].map((k) => variant(String(k), { params: { k1: k } }))]),
+  choice("k1", "1.2", here(DEFAULT_BM25F.k1), [
+    ...[1.2, 1.6, 2, 2.5].map((k) => variant(String(k), { params: { k1: k } })),
+  ]),
   choice("name weight", "1", here(DEFAULT_BM25F.fields.name.weight), [
     ...[1, 2, 3, 4].map((w) => variant(String(w), { params: fieldWeight("name", w) })),
   ]),

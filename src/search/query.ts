@@ -21,6 +21,9 @@ import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
 import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
 
+/** Query words with a bit of their own (see QueryTerm.bits): a 32-bit integer's, sign aside. */
+const WORD_BITS = 31;
+
 /** A phrase match adds to the words' own matches; at this weight it refines an order more than it makes one. */
 export const PHRASE_WEIGHT = 0.4;
 
@@ -125,12 +128,19 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));
 
   const terms = new Map<string, QueryTerm>();
-  for (const word of kept) terms.set(word, { term: word, weight: Math.sqrt(counts.get(word)!), word: true });
-  const add = (term: string, weight: number, via?: string) => {
+  const bits = new Map<string, number>();
+  for (const word of kept) {
+    // Each of the first 31 words has a bit, so the ranker can tell which of them a tool holds (tool-index.ts).
+    const bit = bits.size < WORD_BITS ? 1 << bits.size : 0;
+    bits.set(word, bit);
+    terms.set(word, { term: word, weight: Math.sqrt(counts.get(word)!), word: true, bits: bit });
+  }
+  const add = (term: string, weight: number, via?: string, keyBits = 0) => {
     const present = terms.get(term);
     if (present && present.weight >= weight) return;
     if (!present && terms.size >= maxTerms) return;
-    terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
+    const own = present?.word ? { word: true, bits: present.bits ?? 0 } : keyBits ? { keyBits } : {};
+    terms.set(term, { term, weight, ...own, ...(via ? { via } : {}) });
   };
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
@@ -146,11 +156,12 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
         (rule.phrasal !== undefined) === phrasal &&
         rule.key.every((t, i) => run[at + i] === t) &&
         (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
+      const keyBits = (rule: SynonymRule) => (rule.phrasal?.words ?? rule.key).reduce((b, t) => b | bits.get(t)!, 0);
       const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
-      for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, add);
+      for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, keyBits(rule), add);
       for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
         if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
-        expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, add);
+        expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
       }
     }
   }
@@ -167,12 +178,13 @@ function expand(
   weight: number,
   phraseWeight: number,
   via: string,
-  add: (term: string, w: number, via: string) => void,
+  keyBits: number,
+  add: (term: string, w: number, via: string, keyBits: number) => void,
 ) {
   if (weight <= 0) return;
   for (const expansion of rule.expansions) {
-    for (const term of expansion) add(term, weight, via);
-    if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via);
+    for (const term of expansion) add(term, weight, via, keyBits);
+    if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via, keyBits);
   }
 }
 

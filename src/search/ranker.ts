@@ -58,6 +58,10 @@ export interface Scored {
   namedWords: number;
   /** How many of the query's own words the document holds in any field (0: reached through synonyms only). */
   ownWords: number;
+  /** The bits (QueryTerm.bits) of the query's words the document holds. */
+  wordBits: number;
+  /** The bits of the query's words whose synonyms' expansions the document holds. */
+  synonymBits: number;
 }
 
 /** The fields a tool is called by: a query made only of words from them names the tool. */
@@ -70,6 +74,10 @@ export interface QueryTerm {
   weight: number;
   /** One of the query's own words (not a phrase, not a synonym's expansion). */
   word?: boolean;
+  /** An own word's bit (query.ts): which of the query's words a tool holds. */
+  bits?: number;
+  /** A synonym expansion's: the bits of the query words whose key added it. */
+  keyBits?: number;
   /** The tenant synonym key that added this term, when a synonym did. */
   via?: string;
 }
@@ -101,9 +109,18 @@ let marked = new Uint8Array(1024);
 let named = new Uint16Array(1024);
 /** Per id, the query words found in any field (Scored.ownWords). */
 let own = new Uint16Array(1024);
+/** Per id, Scored.wordBits and Scored.synonymBits. */
+let wordBits = new Int32Array(1024);
+let synonymBits = new Int32Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** A term's idf in the store, or 0 when no document holds it. */
+export function idfOf(store: PostingsStore, term: string): number {
+  const df = documentFrequency(store, term);
+  return df === 0 ? 0 : idf(store.docs, df);
 }
 
 /**
@@ -166,6 +183,8 @@ export function scoreTerms(
   // depend on which segment (frozen or delta) holds an entry.
   let termIdf = 0;
   let termIsWord = false;
+  let termBits = 0;
+  let termKeyBits = 0;
   const add = (doc: number, packed: number) => {
     const tf = weightedTf(fields, packed, doc);
     if (doc >= scratch.length) {
@@ -173,6 +192,8 @@ export function scoreTerms(
       marked = grown(marked, doc);
       named = grown(named, doc);
       own = grown(own, doc);
+      wordBits = grown(wordBits, doc);
+      synonymBits = grown(synonymBits, doc);
     }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
@@ -184,12 +205,16 @@ export function scoreTerms(
       own[doc]!++;
       if ((packed & NAMING_MASK) !== 0) named[doc]!++;
     }
+    wordBits[doc]! |= termBits;
+    synonymBits[doc]! |= termKeyBits;
   };
-  for (const { term, weight, word } of terms) {
+  for (const { term, weight, word, bits, keyBits } of terms) {
     const df = documentFrequency(store, term);
     if (df === 0) continue;
     termIdf = weight * idf(store.docs, df);
     termIsWord = word === true;
+    termBits = bits ?? 0;
+    termKeyBits = keyBits ?? 0;
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
@@ -221,17 +246,21 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
     const score = scratch[internalId]!;
     const namedWords = named[internalId]!;
     const ownWords = own[internalId]!;
+    const words = wordBits[internalId]!;
+    const synonyms = synonymBits[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
     named[internalId] = 0;
     own[internalId] = 0;
+    wordBits[internalId] = 0;
+    synonymBits[internalId] = 0;
     if (limit <= 0) continue;
-    const item = { internalId, score, namedWords, ownWords };
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
-      if (!better(item, last, tieKey)) continue;
+      if (score <= last.score + SCORE_EPSILON && tieKey(internalId) >= tieKey(last.internalId)) continue;
     }
+    const item = { internalId, score, namedWords, ownWords, wordBits: words, synonymBits: synonyms };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);

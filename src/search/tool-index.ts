@@ -24,6 +24,7 @@ import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, PHRASE_WEIGHT, type Synonyms } 
 import {
   DEFAULT_BM25F,
   explainTerms,
+  idfOf,
   scoreTerms,
   scoreUnit,
   type Bm25fParams,
@@ -75,6 +76,27 @@ export interface Tuning {
   contextWeight: number;
   /** Score units each service the query names but the catalog lacks counts against a match (`unexplained`). */
   absentServiceWeight: number;
+  /** Queries of at most this many words the catalog knows are short: a match must explain them (`coverage`). */
+  shortQueryWords: number;
+  /** How strongly a short query's unexplained words discount a match: score * coverage ^ exponent. */
+  coverageExponent: number;
+}
+
+/**
+ * A short query says only what it wants: every word it has that the catalog knows should be explained by the tool
+ * it finds. "mass of an electron" matched on `mass` alone leaves half of what was asked unexplained; "weather
+ * tomorrow in Paris" matched on `weather` leaves nothing the catalog knows (it has no `paris`: an argument, not a
+ * capability). Coverage is the share of the query's known words' information (idf) a tool holds, words reached
+ * through a synonym counting at the synonym's weight; a short query's score is multiplied by it. Long requests
+ * are full of context no tool holds, so for them coverage says little and is not applied. Chosen with `npm run
+ * eval` (docs/quality.md).
+ */
+const SHORT_QUERY_WORDS = 3;
+const COVERAGE_EXPONENT = 0;
+
+/** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
+function unexplained(score: number, absent: number, weight: number): number {
+  return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);
 }
 
 export const DEFAULT_TUNING: Tuning = {
@@ -82,12 +104,9 @@ export const DEFAULT_TUNING: Tuning = {
   phraseWeight: PHRASE_WEIGHT,
   contextWeight: CONTEXT_WEIGHT,
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
+  shortQueryWords: SHORT_QUERY_WORDS,
+  coverageExponent: COVERAGE_EXPONENT,
 };
-
-/** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
-function unexplained(score: number, absent: number, weight: number): number {
-  return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);
-}
 
 /**
  * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
@@ -165,9 +184,7 @@ export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T
   const companion = (h: T) => h.score >= (h.match === "synonyms" ? threshold : COMPANION_SHARE * threshold);
   return hits.filter(
     (h) =>
-      NAMED.has(h.match) ||
-      (open && companion(h)) ||
-      (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
+      NAMED.has(h.match) || (open && companion(h)) || (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
   );
 }
 
@@ -349,6 +366,7 @@ export class ToolIndex {
       (i) => ids[i - 1]!,
     );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
+    const cover = coverage(terms, store, tuning);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -359,7 +377,7 @@ export class ToolIndex {
             : r.ownWords === 0
               ? "synonyms"
               : "terms";
-      return { id, score: r.score / unit, match };
+      return { id, score: (r.score / unit) * cover(r.wordBits, r.synonymBits), match };
     });
     const context = serverContext(candidates, tuning.contextWeight);
     const scored = (id: string, own: number) =>
@@ -454,6 +472,31 @@ export class ToolIndex {
   private names(): NameStore {
     return this.db.docs;
   }
+}
+
+/**
+ * A short query's coverage by a tool (see SHORT_QUERY_WORDS) as a factor of its score: 1 for a longer query, or
+ * for one the catalog knows no word of.
+ */
+function coverage(
+  terms: readonly QueryTerm[],
+  store: PostingsStore,
+  tuning: Tuning,
+): (wordBits: number, synonymBits: number) => number {
+  const known = terms
+    .filter((t) => t.word && t.bits)
+    .map((t) => ({ bits: t.bits!, info: idfOf(store, t.term) }))
+    .filter((w) => w.info > 0);
+  const total = known.reduce((sum, w) => sum + w.info, 0);
+  if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
+  return (wordBits, synonymBits) => {
+    let covered = 0;
+    for (const w of known) {
+      if (wordBits & w.bits) covered += w.info;
+      else if (synonymBits & w.bits) covered += tuning.expansionWeight * w.info;
+    }
+    return (covered / total) ** tuning.coverageExponent;
+  };
 }
 
 /** The server part of a tool id (`server::name`; server names hold no colon). */
