@@ -29,16 +29,18 @@ describe("queryTerms", () => {
   it("adds a synonym's expansion, words and phrase, at full weight, and says which key added it", () => {
     const synonyms = compileSynonyms({ pr: ["pull request"], repo: ["repository"] });
     const terms = byTerm("merge the PR in my repo", synonyms);
-    expect(terms.pull).toEqual({ term: "pull", weight: 1, via: "pr" });
-    expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr" });
+    // An expansion carries the bits of the query words whose key added it (here `pr`).
+    expect(terms.pull).toEqual({ term: "pull", weight: 1, via: "pr", keyBits: terms.pr!.bits });
+    expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr", keyBits: terms.pr!.bits });
     expect(terms[`pull ${stem("request")}`]).toEqual({
       term: `pull ${stem("request")}`,
       weight: PHRASE_WEIGHT,
       via: "pr",
+      keyBits: terms.pr!.bits,
     });
     expect(terms[stem("repository")]!.via).toBe("repo");
-    // The word itself stays, one of the query's own words.
-    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true });
+    // The word itself stays, one of the query's own words, with its bit.
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true, bits: 2 });
     expect(terms.pull!.word).toBeUndefined(); // an expansion is not a word the query said
     expect(byTerm("merge the pull request").pull!.via).toBeUndefined();
   });
@@ -53,7 +55,7 @@ describe("queryTerms", () => {
 
   it("leaves a word the query already has as the query's own", () => {
     const terms = byTerm("repo repo repository", compileSynonyms({ repo: ["repository"] }));
-    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1, word: true });
+    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1, word: true, bits: 2 });
     expect(terms.repo!.weight).toBeCloseTo(Math.SQRT2, 12);
   });
 
@@ -63,7 +65,7 @@ describe("queryTerms", () => {
 
   it("expands with the built-in thesaurus at reduced weight, and says so (via builtin:<key>)", () => {
     const terms = Object.fromEntries(queryTerms("open a PR", { thesaurus: BUILTIN_THESAURUS }).map((t) => [t.term, t]));
-    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true });
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true, bits: 2 });
     expect(terms.pull!.weight).toBeLessThan(1);
     expect(terms.pull!.via).toMatch(/^builtin:/);
     expect(terms.pull!.word).toBeUndefined();
