@@ -12,18 +12,33 @@
  * THESAURUS_VERSION records the data: bump it (to the day of the change) whenever a data file changes, so that
  * what depends on the expansions (explanations, stored results, benchmarks) can tell which data it saw.
  */
+import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
+import { CALENDAR } from "./data/calendar.ts";
 import { CLOUD } from "./data/cloud.ts";
 import { CODE } from "./data/code.ts";
 import { COMMERCE } from "./data/commerce.ts";
+import { CONTAINERS } from "./data/containers.ts";
 import { DATA } from "./data/data.ts";
+import { DELIVERY } from "./data/delivery.ts";
+import { DEVTOOLS } from "./data/devtools.ts";
+import { DOCUMENTS } from "./data/documents.ts";
+import { EMAIL } from "./data/email.ts";
+import { FILES } from "./data/files.ts";
+import { FINANCE } from "./data/finance.ts";
 import { GENERAL } from "./data/general.ts";
+import { GIT } from "./data/git.ts";
+import { LANGUAGE } from "./data/language.ts";
+import { MAPS } from "./data/maps.ts";
 import { MEDIA } from "./data/media.ts";
 import { MESSAGING } from "./data/messaging.ts";
+import { OBSERVABILITY } from "./data/observability.ts";
 import { OFFICE } from "./data/office.ts";
 import { SERVICES_LINES } from "./data/services.ts";
 import { SYSTEM } from "./data/system.ts";
+import { TIME } from "./data/time.ts";
 import { TRAVEL } from "./data/travel.ts";
+import { WEATHER } from "./data/weather.ts";
 import { WEB } from "./data/web.ts";
 import { WORK } from "./data/work.ts";
 import {
@@ -44,17 +59,32 @@ export const THESAURUS_VERSION = "2026-12-01";
 /** The rule lines of each domain, by the domain's name (the `source` of its rules and problems). */
 export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   general: GENERAL,
+  git: GIT,
   code: CODE,
+  devtools: DEVTOOLS,
   work: WORK,
   messaging: MESSAGING,
+  email: EMAIL,
+  calendar: CALENDAR,
   office: OFFICE,
+  documents: DOCUMENTS,
+  files: FILES,
+  system: SYSTEM,
+  containers: CONTAINERS,
   cloud: CLOUD,
+  delivery: DELIVERY,
+  observability: OBSERVABILITY,
   data: DATA,
   commerce: COMMERCE,
-  web: WEB,
-  system: SYSTEM,
-  media: MEDIA,
   business: BUSINESS,
+  web: WEB,
+  browser: BROWSER,
+  maps: MAPS,
+  weather: WEATHER,
+  time: TIME,
+  finance: FINANCE,
+  language: LANGUAGE,
+  media: MEDIA,
   travel: TRAVEL,
 };
 
