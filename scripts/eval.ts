@@ -10,6 +10,8 @@
  *   npm run eval -- --http http://127.0.0.1:8787  also through a running service (operator token
  *                                                 from --token or ADMIN_TOKEN), at its default threshold
  *   npm run eval -- --json                        end with one JSON line of every figure
+ *   npm run eval -- --loso                        each ranking choice tuned without a set and measured on it
+ *                                                 (--choices a,b: only the choices whose names contain a or b)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
 import { existsSync } from "node:fs";
@@ -46,6 +48,7 @@ const { values: args } = parseArgs({
     sample: { type: "string" },
     "no-peers": { type: "boolean", default: false },
     loso: { type: "boolean", default: false },
+    choices: { type: "string" },
   },
   strict: true,
 });
@@ -257,9 +260,12 @@ if (args.loso) {
       rows: await toRows(tools),
       evalIds,
       queries: sample(set.queries, args.sample ? Number(args.sample) : undefined),
+      irrelevant: set.irrelevant.map((q) => q.query),
     });
   }
-  const rows = leaveOneSetOut(sets, CHOICES);
+  const only = args.choices?.split(",").map((c) => c.trim().toLowerCase());
+  const chosen = only ? CHOICES.filter((c) => only.some((o) => c.name.toLowerCase().includes(o))) : CHOICES;
+  const rows = leaveOneSetOut(sets, chosen, threshold);
   console.log(
     `\n${losoTable(
       rows,

@@ -20,6 +20,8 @@ export interface Variant {
 
 export interface Choice {
   name: string;
+  /** A choice of the no-match rule, measured at the service's threshold (loso.ts `decisionScore`). */
+  decision?: boolean;
   /** The value that means "without this part" (the baseline each value is compared with). */
   off: string;
   /** The value the service uses. */
@@ -45,8 +47,8 @@ function fieldWeight(field: keyof Bm25fParams["fields"], weight: number): Partia
   return { fields: { ...DEFAULT_BM25F.fields, [field]: { ...DEFAULT_BM25F.fields[field], weight } } };
 }
 
-function choice(name: string, off: string, chosen: string, values: Variant[]): Choice {
-  return { name, off, chosen, values };
+function choice(name: string, off: string, chosen: string, values: Variant[], decision = false): Choice {
+  return { name, off, chosen, values, ...(decision ? { decision } : {}) };
 }
 
 /** The value a choice has in the service, as its label. */
@@ -87,4 +89,27 @@ export const CHOICES: Choice[] = [
   choice("server context", "0", here(DEFAULT_TUNING.contextWeight), [
     ...[0, 0.125, 0.25, 0.5].map((w) => variant(String(w), { tuning: { contextWeight: w } })),
   ]),
+  choice(
+    "absent services",
+    "0",
+    here(DEFAULT_TUNING.absentServiceWeight),
+    [0, 1, 3, 6].map((w) => variant(String(w), { tuning: { absentServiceWeight: w } })),
+    true,
+  ),
+  choice(
+    "short-query coverage",
+    "off",
+    DEFAULT_TUNING.coverageExponent === 0
+      ? "off"
+      : `${DEFAULT_TUNING.shortQueryWords}^${DEFAULT_TUNING.coverageExponent}`,
+    [
+      variant("off", { tuning: { coverageExponent: 0 } }),
+      ...[2, 3, 4].flatMap((words) =>
+        [1 / 3, 0.5, 1].map((e) =>
+          variant(`${words}^${e.toFixed(2)}`, { tuning: { shortQueryWords: words, coverageExponent: e } }),
+        ),
+      ),
+    ],
+    true,
+  ),
 ];

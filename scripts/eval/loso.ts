@@ -1,8 +1,9 @@
 /**
  * Leave-one-set-out: does each ranking choice generalise? For every choice (choices.ts) and every set S, the value
- * that does best on the other sets (mean nDCG@10, ranking alone: threshold 0) is picked without looking at S, then
- * measured on S against the choice's "off" value. A choice that helps only the set it was tuned on shows here as a
- * gain in-sample and none (or a loss) out of it.
+ * that does best on the other sets is picked without looking at S, then measured on S against the choice's "off"
+ * value. A choice that helps only the set it was tuned on shows here as a gain in-sample and none (or a loss) out
+ * of it. Ranking choices are measured by nDCG@10 with the threshold off; choices of the no-match rule by the
+ * decision's worth (`decisionScore`).
  */
 import { searchable } from "../../src/catalog/render.ts";
 import type { ToolRow } from "../../src/catalog/tool.ts";
@@ -17,7 +18,16 @@ export interface LosoSet {
   rows: readonly ToolRow[];
   evalIds: ReadonlyMap<string, string>;
   queries: readonly EvalQuery[];
+  /** Queries no tool answers, where "no match" is the right answer. */
+  irrelevant: readonly string[];
 }
+
+/**
+ * The worth of a no-match rule on a set: nDCG@10 at the service's threshold (a right tool refused costs its whole
+ * gain) plus half the share of queries without a right tool that it answers "no match" (for sets that have them).
+ * Both error kinds count: refusing everything or nothing scores low.
+ */
+export const IRRELEVANT_WEIGHT = 0.5;
 
 export interface LosoRow {
   choice: string;
@@ -29,24 +39,23 @@ export interface LosoRow {
   heldOut: Record<string, { picked: string; gain: number }>;
 }
 
-/** nDCG@10 of one variant on one set, ranking alone. */
-function ndcg(index: ToolIndex, set: LosoSet, variant: Variant): number {
-  const metrics = set.queries.map((q) => {
-    const hits = index.search(clientQuery(q.query), {
-      limit: DEPTH,
-      threshold: 0,
-      params: variant.params,
-      tuning: variant.tuning,
-    });
-    return queryMetrics(
-      hits.map((h) => set.evalIds.get(h.id)!),
+/** nDCG@10 of one variant on one set, ranking alone (`threshold` 0) or with a no-match rule (decisionScore). */
+function measure(index: ToolIndex, set: LosoSet, variant: Variant, threshold: number): number {
+  const search = (query: string) =>
+    index.search(clientQuery(query), { limit: DEPTH, threshold, params: variant.params, tuning: variant.tuning });
+  const metrics = set.queries.map((q) =>
+    queryMetrics(
+      search(q.query).map((h) => set.evalIds.get(h.id)!),
       q.groups,
-    );
-  });
-  return summarize(metrics).ndcg10;
+    ),
+  );
+  const ndcg = summarize(metrics).ndcg10;
+  if (threshold === 0 || set.irrelevant.length === 0) return ndcg;
+  const refused = set.irrelevant.filter((q) => search(q).length === 0).length / set.irrelevant.length;
+  return ndcg + IRRELEVANT_WEIGHT * refused;
 }
 
-export function leaveOneSetOut(sets: readonly LosoSet[], choices: readonly Choice[]): LosoRow[] {
+export function leaveOneSetOut(sets: readonly LosoSet[], choices: readonly Choice[], threshold: number): LosoRow[] {
   const indexes = new Map<string, ToolIndex>();
   const indexFor = (set: LosoSet, variant: Variant) => {
     const key = `${set.name} ${JSON.stringify(variant.index)}`;
@@ -65,7 +74,8 @@ export function leaveOneSetOut(sets: readonly LosoSet[], choices: readonly Choic
     for (const value of choice.values) {
       scores[value.label] = {};
       for (const set of sets) {
-        scores[value.label]![set.name] = ndcg(indexFor(set, value), set, value);
+        const at = choice.decision ? threshold : 0;
+        scores[value.label]![set.name] = measure(indexFor(set, value), set, value, at);
         progress.tick(++done);
       }
     }

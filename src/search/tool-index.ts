@@ -92,7 +92,7 @@ export interface Tuning {
  * eval` (docs/quality.md).
  */
 const SHORT_QUERY_WORDS = 3;
-const COVERAGE_EXPONENT = 0;
+const COVERAGE_EXPONENT = 1 / 3;
 
 /** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
 function unexplained(score: number, absent: number, weight: number): number {
