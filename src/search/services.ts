@@ -5,7 +5,7 @@
  * A city, a person or a file name the catalog does not mention is an argument, not a capability: only names on the
  * list count.
  */
-import { SERVICE_GROUPS } from "./thesaurus/index.ts";
+import { builtin } from "./thesaurus/index.ts";
 import { type Analyze, analyze as defaultAnalyze } from "./tokenizer.ts";
 
 /** The service list under one analysis. */
@@ -18,7 +18,7 @@ export interface ServiceNames {
 
 export function compileServices(analyze: Analyze = defaultAnalyze): ServiceNames {
   const byFirst = new Map<string, { product: number; name: string; terms: string[] }[]>();
-  const products = SERVICE_GROUPS.map((names, product) =>
+  const products = builtin().serviceGroups.map((names, product) =>
     names
       .map((name) => {
         const terms = analyze(name);
@@ -34,7 +34,13 @@ export function compileServices(analyze: Analyze = defaultAnalyze): ServiceNames
   return { products, byFirst };
 }
 
-export const SERVICE_NAMES: ServiceNames = compileServices();
+let defaults: ServiceNames | null = null;
+
+/** The service list under the default analysis, compiled on first use. */
+export function serviceNames(): ServiceNames {
+  defaults ??= compileServices();
+  return defaults;
+}
 
 /**
  * The services named in `sequence` (a query's analysed words) that the catalog lacks: no name of the product has
@@ -43,7 +49,7 @@ export const SERVICE_NAMES: ServiceNames = compileServices();
 export function absentServices(
   sequence: readonly string[],
   df: (term: string) => number,
-  services: ServiceNames = SERVICE_NAMES,
+  services: ServiceNames = serviceNames(),
 ): string[] {
   const seen = new Set<number>();
   const absent: string[] = [];

@@ -32,9 +32,9 @@ import {
   type TermExplanation,
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
-import { absentServices, compileServices, SERVICE_NAMES, type ServiceNames } from "./services.ts";
+import { absentServices, compileServices, type ServiceNames, serviceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
-import { BUILTIN_RULES, BUILTIN_THESAURUS, compileRules } from "./thesaurus/index.ts";
+import { builtin, compileRules } from "./thesaurus/index.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -233,14 +233,14 @@ export class ToolIndex {
 
   /** The known services under this index's analysis (compiled once, for an analysis other than the default). */
   private serviceNames(): ServiceNames {
-    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return SERVICE_NAMES;
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return serviceNames();
     this.services ??= compileServices(this.analyzers.words);
     return this.services;
   }
 
   private builtinThesaurus(): Synonyms {
-    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return BUILTIN_THESAURUS;
-    this.thesaurus ??= compileRules(BUILTIN_RULES, this.analyzers.words, this.analyzers.all).thesaurus;
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return builtin().thesaurus;
+    this.thesaurus ??= compileRules(builtin().rules, this.analyzers.words, this.analyzers.all).thesaurus;
     return this.thesaurus;
   }
 

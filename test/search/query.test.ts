@@ -8,7 +8,9 @@ import {
   queryTerms,
   type Synonyms,
 } from "../../src/search/query.ts";
-import { BUILTIN_THESAURUS } from "../../src/search/thesaurus/index.ts";
+import { builtin } from "../../src/search/thesaurus/index.ts";
+
+const BUILTIN_THESAURUS = builtin().thesaurus;
 import { stem } from "../../src/search/tokenizer.ts";
 
 const byTerm = (query: string, synonyms?: Synonyms) =>

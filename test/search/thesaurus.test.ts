@@ -7,15 +7,11 @@ import { describe, expect, it } from "vitest";
 import { queryTerms, ruleKey } from "../../src/search/query.ts";
 import {
   BUILTIN_LINES,
-  BUILTIN_PROBLEMS,
-  BUILTIN_RULES,
-  BUILTIN_THESAURUS,
+  builtin,
   compileRules,
   type CompiledThesaurus,
   parseServices,
   parseSynonyms,
-  SERVICE_GROUPS,
-  SERVICES,
   THESAURUS_VERSION,
 } from "../../src/search/thesaurus/index.ts";
 import { SERVICES_LINES } from "../../src/search/thesaurus/data/services.ts";
@@ -28,6 +24,13 @@ const SOURCES = import.meta.glob("../../src/search/thesaurus/**/*.ts", {
 }) as Record<string, string>;
 
 const terms = (text: string) => analyze(text).join(" ");
+const {
+  rules: BUILTIN_RULES,
+  thesaurus: BUILTIN_THESAURUS,
+  problems: BUILTIN_PROBLEMS,
+  serviceGroups: SERVICE_GROUPS,
+  services: SERVICES,
+} = builtin();
 
 /** A rule's key as query.ts matches it: its analysed terms, or all its words for a phrasal key ('spin up'). */
 const keyId = (from: string) => {

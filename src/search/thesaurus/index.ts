@@ -88,28 +88,41 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   travel: TRAVEL,
 };
 
-const parsed = Object.entries(BUILTIN_LINES).map(([source, lines]) => parseSynonyms(lines, source));
-const compiled = compileRules(parsed.flatMap((p) => p.rules));
-const services = parseServices(SERVICES_LINES);
+/** The built-in data, parsed and compiled. */
+export interface Builtin {
+  /** Every rule as written, one per source member (an equivalence line gives one per member). */
+  rules: readonly ThesaurusRule[];
+  /** The rules compiled for query time: by the first analysed term of their key. */
+  thesaurus: CompiledThesaurus;
+  /**
+   * What could not be used (malformed lines, sides that analyse to nothing, no-op or repeated expansions). Always
+   * empty in a release: the thesaurus tests fail otherwise. Such lines are skipped, never fatal.
+   */
+  problems: readonly ThesaurusProblem[];
+  /** Names of known services, one group per product (`["github", "gh"]`), lower case, as written. */
+  serviceGroups: readonly (readonly string[])[];
+  /** Every known service name and alias, lower case, as written (multi-word names are phrases). */
+  services: readonly string[];
+}
 
-/** Every built-in rule as written, one per source member (an equivalence line gives one per member). */
-export const BUILTIN_RULES: readonly ThesaurusRule[] = parsed.flatMap((p) => p.rules);
-
-/** The built-in rules compiled for query time: by the first analysed term of their key. */
-export const BUILTIN_THESAURUS: CompiledThesaurus = compiled.thesaurus;
+let loaded: Builtin | null = null;
 
 /**
- * What could not be used in the built-in data (malformed lines, sides that analyse to nothing, no-op or repeated
- * expansions). Always empty in a release: the thesaurus tests fail otherwise. Such lines are skipped, never fatal.
+ * The built-in data, parsed and compiled on first use (some 50 ms): an isolate that never searches, or serves
+ * only other routes, never pays for it.
  */
-export const BUILTIN_PROBLEMS: readonly ThesaurusProblem[] = [
-  ...parsed.flatMap((p) => p.problems),
-  ...compiled.problems,
-  ...services.problems,
-];
-
-/** Names of known services, one group per product (`["github", "gh"]`), lower case, as written. */
-export const SERVICE_GROUPS: readonly (readonly string[])[] = services.groups;
-
-/** Every known service name and alias, lower case, as written (multi-word names are phrases). */
-export const SERVICES: readonly string[] = services.groups.flat();
+export function builtin(): Builtin {
+  if (loaded) return loaded;
+  const parsed = Object.entries(BUILTIN_LINES).map(([source, lines]) => parseSynonyms(lines, source));
+  const rules = parsed.flatMap((p) => p.rules);
+  const compiled = compileRules(rules);
+  const services = parseServices(SERVICES_LINES);
+  loaded = {
+    rules,
+    thesaurus: compiled.thesaurus,
+    problems: [...parsed.flatMap((p) => p.problems), ...compiled.problems, ...services.problems],
+    serviceGroups: services.groups,
+    services: services.groups.flat(),
+  };
+  return loaded;
+}
