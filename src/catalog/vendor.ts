@@ -15,7 +15,7 @@
  */
 import type { ApiError } from "../errors.ts";
 import type { JsonObject } from "./json.ts";
-import { modelName, renderDefinition, type Definition } from "./render.ts";
+import { renderDefinition, type Definition } from "./render.ts";
 import type { ToolRow } from "./tool.ts";
 
 export const VENDOR_SEARCH_FORMATS = ["anthropic-tool-reference", "openai-tool-search-output"] as const;
@@ -118,12 +118,12 @@ const textBlock = (text: string): JsonObject => ({ type: "text", text });
  */
 export function anthropicToolResult(
   callId: string,
-  found: readonly Pick<ToolRow, "server" | "name">[],
+  found: readonly Pick<ToolRow, "modelName">[],
   message?: string,
 ): JsonObject {
   const content =
     found.length > 0
-      ? found.map((t) => ({ type: "tool_reference", tool_name: modelName(t) }))
+      ? found.map((t) => ({ type: "tool_reference", tool_name: t.modelName }))
       : [textBlock(message ?? "No tool matched.")];
   return { type: "tool_result", tool_use_id: callId, content };
 }

@@ -3,7 +3,6 @@
  * index is derived from them and can always be rebuilt from them.
  */
 import type { JsonObject } from "../catalog/json.ts";
-import { modelName } from "../catalog/render.ts";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
 
 /** SQLite in Durable Objects binds at most 100 parameters per statement. */
@@ -42,6 +41,7 @@ function fromSql(r: ToolSql): ToolRow {
     keywords: JSON.parse(r.keywords) as string[],
     defer: r.defer as Defer | null,
     hash: r.hash,
+    modelName: r.model_name,
   };
 }
 
@@ -86,15 +86,15 @@ export class CatalogRepo {
     return r ? fromSql(r) : null;
   }
 
-  /** Content hashes of the given ids that exist. */
-  hashes(ids: readonly string[]): Map<string, string> {
-    const out = new Map<string, string>();
+  /** Content hashes and model-facing names of the given ids that exist. */
+  stored(ids: readonly string[]): Map<string, { hash: string; modelName: string }> {
+    const out = new Map<string, { hash: string; modelName: string }>();
     for (const part of chunks(ids)) {
-      for (const r of this.sql.exec<{ id: string; hash: string }>(
-        `SELECT id, hash FROM tools WHERE id IN (${placeholders(part.length)})`,
+      for (const r of this.sql.exec<{ id: string; hash: string; model_name: string }>(
+        `SELECT id, hash, model_name FROM tools WHERE id IN (${placeholders(part.length)})`,
         ...part,
       )) {
-        out.set(r.id, r.hash);
+        out.set(r.id, { hash: r.hash, modelName: r.model_name });
       }
     }
     return out;
@@ -114,6 +114,11 @@ export class CatalogRepo {
     return out;
   }
 
+  /** The tool holding a model-facing name, if any. */
+  modelNameOwner(name: string): string | null {
+    return this.sql.exec<{ id: string }>(`SELECT id FROM tools WHERE model_name = ?`, name).toArray()[0]?.id ?? null;
+  }
+
   writeTools(rows: readonly ToolRow[], revision: number): void {
     for (const t of rows) {
       this.sql.exec(
@@ -123,7 +128,7 @@ export class CatalogRepo {
         t.id,
         t.server,
         t.name,
-        modelName(t),
+        t.modelName,
         t.title,
         t.description,
         JSON.stringify(t.inputSchema),

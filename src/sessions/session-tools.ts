@@ -98,5 +98,5 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
 
 /** A session tool in the shape the renderers take (it has no server and no catalog id). */
 export function sessionToolRow(tool: SessionTool): ToolRow {
-  return { id: tool.name, server: "", keywords: [], defer: null, hash: "", ...tool };
+  return { id: tool.name, server: "", keywords: [], defer: null, hash: "", modelName: tool.name, ...tool };
 }

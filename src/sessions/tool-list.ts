@@ -114,5 +114,6 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
     keywords: [],
     defer: "never",
     hash: "",
+    modelName: TOOL_SEARCH_NAME,
   };
 }
