@@ -24,6 +24,30 @@ export const DeferSchema = z
   .describe('"never": always in the model\'s tool list; "auto" (default): found through tool_search');
 export type Defer = z.infer<typeof DeferSchema>;
 
+/**
+ * What a vendor's tool type says about how that vendor treats the tool, beyond what every format has (name,
+ * description, schemas). Kept per vendor, as uploaded, and given back only in that vendor's formats: their values
+ * differ between vendors (`allowed_callers`), and a `strict` one vendor accepts another may refuse for the same
+ * schema. Fields that only concern one request (`cache_control`, `eager_input_streaming`) are not kept.
+ */
+export interface VendorFields {
+  /** Anthropic Messages API `Tool`. */
+  anthropic?: { strict?: boolean; input_examples?: JsonObject[]; allowed_callers?: AnthropicCaller[] };
+  /** OpenAI: `strict` of Chat and Responses function tools; `allowed_callers` of Responses ones. */
+  openai?: { strict?: boolean; allowed_callers?: OpenAICaller[] };
+}
+
+/** Who may call a tool, as the vendors' SDKs list them today (Anthropic `Tool`, OpenAI `FunctionTool`). */
+export const ANTHROPIC_CALLERS = [
+  "direct",
+  "code_execution_20250825",
+  "code_execution_20260120",
+  "code_execution_20260521",
+] as const;
+export const OPENAI_CALLERS = ["direct", "programmatic"] as const;
+type AnthropicCaller = (typeof ANTHROPIC_CALLERS)[number];
+type OpenAICaller = (typeof OPENAI_CALLERS)[number];
+
 export interface ToolRow {
   /** `server::name`, unique per tenant. */
   id: string;
@@ -37,6 +61,8 @@ export interface ToolRow {
   keywords: string[];
   /** The tool's own declaration; null inherits from its server and the tenant (see sessions/always-loaded). */
   defer: Defer | null;
+  /** Vendor options that change what a vendor does with the tool, given back in that vendor's formats. */
+  vendor: VendorFields | null;
   /** SHA-256 of the row's content: unchanged tools are neither rewritten nor re-indexed. */
   hash: string;
   /**
@@ -65,10 +91,12 @@ export function parseToolId(id: string): { server: string; name: string } | null
 
 /** A row for new content; its model name is the usual one until the catalog assigns the final one (on write). */
 export async function toRow(content: ToolContent): Promise<ToolRow> {
+  // Without vendor fields the hash is what it was before they were kept: re-uploads stay "unchanged".
+  const { vendor, ...rest } = content;
   return {
     id: toolId(content.server, content.name),
     ...content,
-    hash: await sha256Hex(canonicalJson(content)),
+    hash: await sha256Hex(canonicalJson(vendor === null ? rest : content)),
     modelName: modelName(content),
   };
 }

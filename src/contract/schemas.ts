@@ -181,7 +181,11 @@ const EXAMPLE_TOOL = {
 export function toolBatchBodySchema(limits: Limits) {
   return z
     .strictObject({
-      tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`"),
+      tools: z
+        .array(schemasFor(limits).item)
+        .describe(
+          "Tools in any accepted format, each with `server`; a namespace's functions go to the server of its name",
+        ),
     })
     .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
 }
@@ -191,8 +195,8 @@ export function serverToolsBodySchema(limits: Limits) {
   return z
     .strictObject({
       tools: z
-        .array(schemasFor(limits).any)
-        .describe("The server's tools in any accepted format; `server` may be omitted"),
+        .array(schemasFor(limits).item)
+        .describe("The server's tools in any accepted format; `server` may be omitted; a namespace must be named so"),
       defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
     })
     .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });

@@ -195,7 +195,10 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** A page of the catalog for a vendor export, by tool id, ending at a server boundary when it can. */
-  async exportPage(caller: Caller, options: PageOptions & { withToolSearch: boolean }): Promise<Result<ExportPage>> {
+  async exportPage(
+    caller: Caller,
+    options: PageOptions & { withToolSearch: boolean; parts?: boolean },
+  ): Promise<Result<ExportPage>> {
     return this.guarded(caller, "search", () => this.reads.exportPage(options));
   }
 

@@ -113,6 +113,7 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
     annotations: { readOnlyHint: true, openWorldHint: false },
     keywords: [],
     defer: "never",
+    vendor: null,
     hash: "",
     modelName: TOOL_SEARCH_NAME,
   };

@@ -88,6 +88,7 @@ describe("input formats", () => {
       name: "w__getWeather",
       description: "Current weather",
       parameters,
+      strict: null,
     });
     expect((await get("xml")).status).toBe(400);
   });
@@ -126,7 +127,7 @@ describe("input formats", () => {
     expect(catalog.body.servers).toHaveLength(20);
     const found = await search(tenant, key, { query: "tool_9999" });
     expect(found.body.results[0].tool_id).toBe("s19::tool_9999");
-  });
+  }, 20_000);
 });
 
 describe("all or nothing", () => {

@@ -104,7 +104,7 @@ describe("tools whose model-facing names would be the same", () => {
     await evictDurableObject(stubOf(tenant));
     expect(await modelNames(tenant, key)).toEqual(names);
     await check();
-  });
+  }, 20_000);
 
   it("keeps each tool's name when the catalog is uploaded again in another order or another tool arrives", async () => {
     const { tenant, key } = await tenantWithKey();
@@ -141,7 +141,7 @@ describe("tools whose model-facing names would be the same", () => {
     expect((await modelNames(tenant, key))["solve::solve_quadratic_equation"]).toBe(suffixed);
     expect((await upsert(tenant, key, [DOTTED])).body.renamed).toBeUndefined();
     expect((await modelNames(tenant, key))["solve::solve.quadratic_equation"]).toBe(USUAL);
-  });
+  }, 20_000);
 
   it("frees a name in the same replacement that removes its holder", async () => {
     const { tenant, key } = await tenantWithKey();
