@@ -239,6 +239,7 @@ export class SessionService {
       budgetCap: cap,
       defaultMaxResults: settings.default_max_results,
       maxResults: this.tenant.config().limits.max_results,
+      maxQueryChars: this.tenant.config().limits.max_query_chars,
     });
   }
 
