@@ -16,7 +16,7 @@ const limit = loadConfig(env).limits.max_query_chars;
 type ToolCall = { isError?: boolean; structuredContent?: any };
 
 describe("max_query_chars", () => {
-  it("bounds MCP tool_search as it bounds POST .../search: at the limit both run, one past it both refuse", async () => {
+  it("bounds MCP tool_search as POST .../search: at the limit both run, one past it both refuse", async () => {
     const { tenant, key } = await tenantWithKey();
     expect((await upsert(tenant, key, [{ server: "fs", ...mcpTool("read_file", "Read a file") }])).status).toBe(200);
     const transport = new StreamableHTTPClientTransport(new URL(`http://tool-search.test/v1/tenants/${tenant}/mcp`), {
