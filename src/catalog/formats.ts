@@ -27,8 +27,6 @@ import {
 
 const INPUT_FORMATS = ["mcp", "anthropic", "openai", "openai-responses", "openai-namespace"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
-/** The formats of one tool (a namespace holds several). */
-export type ToolFormat = Exclude<InputFormat, "openai-namespace">;
 
 /** Which format an object claims to be, from its keys (used to explain errors in that format's terms). */
 export function detectFormat(raw: unknown): InputFormat {

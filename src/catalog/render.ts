@@ -71,7 +71,7 @@ export interface OpenAIResponsesDefinition {
   defer_loading?: boolean;
 }
 
-export function mcpDefinition(tool: ToolRow, name: string = tool.modelName): McpDefinition {
+function mcpDefinition(tool: ToolRow, name: string = tool.modelName): McpDefinition {
   // MCP's outputSchema is an object schema; an OpenAI output_schema of another type has no place here.
   const output = tool.outputSchema && (tool.outputSchema.type ?? "object") === "object" ? tool.outputSchema : null;
   return {
@@ -93,7 +93,7 @@ export function anthropicDefinition(tool: ToolRow, name: string = tool.modelName
   };
 }
 
-export function openaiChatDefinition(tool: ToolRow, name: string = tool.modelName): OpenAIChatDefinition {
+function openaiChatDefinition(tool: ToolRow, name: string = tool.modelName): OpenAIChatDefinition {
   const strict = tool.vendor?.openai?.strict;
   return {
     type: "function",

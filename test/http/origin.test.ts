@@ -93,9 +93,7 @@ describe("the Origin header", () => {
     expect((await from(EDGE, app, "GET", `/v1/tenants/${tenant}/tools`, key)).status).toBe(200);
     expect((await from(EDGE, app, "POST", `/v1/tenants/${tenant}/mcp`, key, INITIALIZE)).status).toBe(200);
     expect((await from(EDGE, "http://localhost:3000", "GET", `/v1/tenants/${tenant}/tools`, key)).status).toBe(200);
-    expect((await from(EDGE, "https://other.example.com", "GET", `/v1/tenants/${tenant}/tools`, key)).status).toBe(
-      403,
-    );
+    expect((await from(EDGE, "https://other.example.com", "GET", `/v1/tenants/${tenant}/tools`, key)).status).toBe(403);
     // Another tenant's list does not open this one.
     const other = await tenantWithKey();
     expect((await from(EDGE, app, "GET", `/v1/tenants/${other.tenant}/tools`, other.key)).status).toBe(403);
