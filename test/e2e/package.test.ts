@@ -97,7 +97,8 @@ describe("the npm package", () => {
     writeFileSync(
       join(app, `${server}.mjs`),
       `import { ToolSearchClient } from "tool-search/client";
-       const t = new ToolSearchClient({ url: ${JSON.stringify(worker.url)}, token: ${JSON.stringify(key)} }).tenant("pkg");
+       const client = new ToolSearchClient({ url: ${JSON.stringify(worker.url)}, token: ${JSON.stringify(key)} });
+       const t = client.tenant("pkg");
        const found = await t.search({ tool_id: "${server}::convert_currency", format: "openai-responses" });
        console.log(JSON.stringify({ node: process.version, result: found.results[0] }));`,
     );
