@@ -17,7 +17,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { toolId } from "../src/catalog/tool.ts";
 import { clientQuery, findSets, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./eval/dataset.ts";
@@ -35,7 +35,31 @@ const DEFAULT_DATA = [resolve(ROOT, "../shared/eval"), resolve(ROOT, "eval")];
 const SWEEP = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
 const HTTP_CONCURRENCY = 8;
 
-const { values: args } = parseArgs({
+const HELP: CommandHelp = {
+  usage: ["npm run eval -- [options]"],
+  summary:
+    "Retrieval quality of the search core beside MiniSearch and Orama defaults, on tool-retrieval sets in the " +
+    "tools.jsonl / queries.jsonl format.",
+  flags: {
+    data: { text: "one set: a folder in that format", default: "every set in ../shared/eval", value: "<dir>" },
+    irrelevant: { text: "queries no tool answers, for the no-match rate", value: "<file>" },
+    threshold: { text: "the matching threshold", default: "the service's, 1.5", value: "<n>" },
+    sweep: "recall and no-match rate across thresholds",
+    thresholds: { text: "the thresholds --sweep tries", default: SWEEP.join(","), value: "<n,n,...>" },
+    json: "end with one JSON line of every figure",
+    http: { text: "also evaluate through a running service at this URL", value: "<url>" },
+    token: { text: "the operator token for --http", default: "$ADMIN_TOKEN", value: "<token>" },
+    sample: { text: "every k-th query, N per file in all", default: "every query", value: "<N>" },
+    "no-peers": "only the service, not MiniSearch and Orama",
+  },
+  examples: [
+    "npm run eval",
+    "npm run eval -- --data ../shared/eval/bfcl --sweep",
+    "npm run eval -- --sample 200 --json",
+  ],
+};
+
+const { values: args } = parseArgsWith(HELP)({
   options: {
     data: { type: "string" },
     irrelevant: { type: "string" },

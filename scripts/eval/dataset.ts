@@ -12,8 +12,7 @@
  */
 import { readFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { modelName } from "../../src/catalog/render.ts";
-import { SERVER_NAME, TOOL_NAME, toolId } from "../../src/catalog/tool.ts";
+import { modelName, SERVER_NAME, TOOL_NAME, toolId } from "../../src/catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 

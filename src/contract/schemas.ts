@@ -181,7 +181,11 @@ const EXAMPLE_TOOL = {
 export function toolBatchBodySchema(limits: Limits) {
   return z
     .strictObject({
-      tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`"),
+      tools: z
+        .array(schemasFor(limits).item)
+        .describe(
+          "Tools in any accepted format, each with `server`; a namespace's functions go to the server of its name",
+        ),
     })
     .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
 }
@@ -191,8 +195,8 @@ export function serverToolsBodySchema(limits: Limits) {
   return z
     .strictObject({
       tools: z
-        .array(schemasFor(limits).any)
-        .describe("The server's tools in any accepted format; `server` may be omitted"),
+        .array(schemasFor(limits).item)
+        .describe("The server's tools in any accepted format; `server` may be omitted; a namespace must be named so"),
       defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
     })
     .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
@@ -205,8 +209,30 @@ export const ToolBatchResultSchema = z
     updated: z.number().int(),
     unchanged: z.number().int().describe("Tools whose content hash matched: not rewritten, not re-indexed"),
     removed: z.number().int(),
+    renamed: z
+      .array(z.object({ tool_id: z.string(), model_name: z.string() }))
+      .optional()
+      .describe(
+        "Present when tools of this request have a model-facing name other than the usual `server__name`: their " +
+          "usual name was already taken by another tool (`a.b` and `a_b` on one server), so the later one ends in " +
+          "`_` and 6 hex digits. Stored with the tool: it stays the same for as long as the tool exists",
+      ),
   })
-  .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+  .meta({
+    id: "ToolBatchResult",
+    example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 },
+    examples: [
+      { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 },
+      {
+        revision: 15,
+        added: 2,
+        updated: 0,
+        unchanged: 0,
+        removed: 0,
+        renamed: [{ tool_id: "solve::solve.quadratic_equation", model_name: "solve__solve_quadratic_equation_5c1e0a" }],
+      },
+    ],
+  });
 export type ToolBatchResult = z.infer<typeof ToolBatchResultSchema>;
 
 const EXAMPLE_SUMMARY = {

@@ -49,6 +49,8 @@ const MIGRATIONS: string[][] = [
        action TEXT NOT NULL, revision INTEGER NOT NULL, details TEXT NOT NULL)`,
     `CREATE INDEX audit_by_time ON audit_log (at)`,
   ],
+  // Vendor options (issue 13): strict, input_examples, allowed_callers, per vendor, as JSON (catalog/tool.ts).
+  [`ALTER TABLE tools ADD COLUMN vendor TEXT`],
 ];
 
 export function migrate(sql: SqlStorage): void {

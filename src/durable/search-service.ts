@@ -3,7 +3,6 @@
  * threshold and synonyms; inside a session, counted against its turn budget and activating what
  * it finds.
  */
-import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
@@ -176,7 +175,7 @@ function summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
     tool_id: row.id,
     server: row.server,
     name: row.name,
-    model_name: modelName(row),
+    model_name: row.modelName,
     description: row.description,
   };
 }
