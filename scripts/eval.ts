@@ -41,7 +41,11 @@ const HELP: CommandHelp = {
     "Retrieval quality of the search core beside MiniSearch and Orama defaults, on tool-retrieval sets in the " +
     "tools.jsonl / queries.jsonl format.",
   flags: {
-    data: { text: "one set: a folder in that format", default: "every set in ../shared/eval", value: "<dir>" },
+    data: {
+      text: "one set: a folder in that format",
+      default: "every set in ../shared/eval and eval/",
+      value: "<dir>",
+    },
     irrelevant: { text: "queries no tool answers, for the no-match rate", value: "<file>" },
     threshold: { text: "the matching threshold", default: "the service's, 1.5", value: "<n>" },
     sweep: "recall and no-match rate across thresholds",
@@ -51,11 +55,14 @@ const HELP: CommandHelp = {
     token: { text: "the operator token for --http", default: "$ADMIN_TOKEN", value: "<token>" },
     sample: { text: "every k-th query, N per file in all", default: "every query", value: "<N>" },
     "no-peers": "only the service, not MiniSearch and Orama",
+    loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
+    choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
   },
   examples: [
     "npm run eval",
     "npm run eval -- --data ../shared/eval/bfcl --sweep",
     "npm run eval -- --sample 200 --json",
+    "npm run eval -- --loso --choices thesaurus,coverage",
   ],
 };
 
