@@ -60,7 +60,14 @@ export function suggestTable(set: string, figures: readonly SuggestFigures[]): s
   const rows = figures.map((f) => {
     const mark = f.threshold === SUGGEST_THRESHOLD ? " *" : "";
     const any = f.anyOnIrrelevant === null ? "-" : `${(100 * f.anyOnIrrelevant).toFixed(1)} %`;
-    return `| ${f.threshold}${mark} | ${f.precision.toFixed(3)} | ${f.coverage.toFixed(3)} | ${f.perMessage.toFixed(2)} | ${any} |`;
+    const cells = [
+      `${f.threshold}${mark}`,
+      f.precision.toFixed(3),
+      f.coverage.toFixed(3),
+      f.perMessage.toFixed(2),
+      any,
+    ];
+    return `| ${cells.join(" | ")} |`;
   });
   return [
     `| ${set}: suggest_threshold | precision | coverage | suggested per message | any suggestion, no right tool |`,
