@@ -10,6 +10,8 @@
  *   npm run eval -- --http http://127.0.0.1:8787  also through a running service (operator token
  *                                                 from --token or ADMIN_TOKEN), at its default threshold
  *   npm run eval -- --json                        end with one JSON line of every figure
+ *   npm run eval -- --learn                       learning from use: replay half of each set's queries as sessions,
+ *                                                 nDCG@10 of the other half before and after (scripts/eval/learn.ts)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
 import { dirname, resolve } from "node:path";
@@ -23,6 +25,7 @@ import { httpEngine } from "./eval/http.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
+import { learnReport } from "./eval/learn.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_DATA = resolve(ROOT, "../shared/eval");
@@ -41,6 +44,7 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     sample: { type: "string" },
     "no-peers": { type: "boolean", default: false },
+    learn: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -210,6 +214,11 @@ function sweepTable(set: string, run: Run, queries: EvalQuery[]): string {
 
 const dirs = args.data ? [resolve(args.data)] : findSets(DEFAULT_DATA);
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA}`);
+if (args.learn) {
+  const sampled = args.sample ? Number(args.sample) : undefined;
+  await learnReport(dirs, { threshold, sample: (q) => sample(q, sampled), http: args.http, token: operatorToken });
+  process.exit(0);
+}
 const results: { set: string; engine: string; f: Figures }[] = [];
 const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;

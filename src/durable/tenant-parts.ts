@@ -10,6 +10,7 @@ import type { AuditLog } from "./audit-log.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
+import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
 import type { SessionStore } from "./session-store.ts";
 
@@ -19,6 +20,8 @@ export interface TenantParts {
   repo: CatalogRepo;
   views: CatalogViews;
   sessionStore: SessionStore;
+  /** What tools learned from use (the rows behind the index's usage field). */
+  learned: LearnedStore;
   index: IndexCache;
   auditLog: AuditLog;
 

@@ -5,7 +5,7 @@
  * Pure TypeScript with no `cloudflare:*` imports: the Durable Object, the Node scripts (eval,
  * bench) and the tests all run exactly this code.
  */
-import { FIELDS, type Field } from "../catalog/fields.ts";
+import { FIELDS, type ScoredField } from "../catalog/fields.ts";
 import { fieldTerms, type SearchDocument, toSearchDocument, type SearchableTool } from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
@@ -20,9 +20,12 @@ import {
   type Bm25fParams,
   type QueryTerm,
   type TermExplanation,
+  type UsageLookup,
 } from "./ranker.ts";
 import { serverContext, type Context } from "./server-context.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
+import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
+import { UsageField, type LearnedTool } from "./usage.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -38,6 +41,10 @@ export interface SearchOptions {
   /** The tenant's synonyms (query.ts). */
   synonyms?: Synonyms;
   explain?: boolean;
+  /** The usage field's clock: learned weights decay to this day (learning.ts `dayOf`); default today. */
+  day?: number;
+  /** The tenant's `learn_half_life_days`. */
+  halfLifeDays?: number;
 }
 
 /**
@@ -51,7 +58,7 @@ type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms"
 export interface Explanation {
   match: Match;
   /** Query terms found, per field. */
-  fields: Partial<Record<Field, string[]>>;
+  fields: Partial<Record<ScoredField, string[]>>;
   /** Each matched term's weight, idf (nats), counts per field and part of the score (score units). */
   terms: TermExplanation[];
   /** The server-context part of the score, when the tool has one (server-context.ts). */
@@ -128,6 +135,8 @@ function createDb(): Db {
 
 export class ToolIndex {
   private readonly db: Db;
+  /** What the tools learned from use: their `usage` field (usage.ts), kept beside the text's postings. */
+  private usage: UsageField;
   /**
    * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
    * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
@@ -135,8 +144,9 @@ export class ToolIndex {
    */
   private idsPending = false;
 
-  private constructor(db: Db) {
+  private constructor(db: Db, usage = new UsageField()) {
     this.db = db;
+    this.usage = usage;
   }
 
   static empty(): ToolIndex {
@@ -160,18 +170,18 @@ export class ToolIndex {
     const db = createDb();
     const saved = decodeSnapshot(bytes, INDEX_VERSION);
     db.load(saved);
-    const index = new ToolIndex(db);
+    const index = new ToolIndex(db, saved.usage);
     index.idsPending = saved.ids.length > 0;
     return index;
   }
 
   snapshot(): Uint8Array {
-    return encodeSnapshot(this.db.save(), INDEX_VERSION);
+    return encodeSnapshot({ ...this.db.save(), usage: this.usage.save() }, INDEX_VERSION);
   }
 
   /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
   snapshotParts(): Uint8Array[] {
-    return encodeSnapshotParts(this.db.save(), INDEX_VERSION);
+    return encodeSnapshotParts({ ...this.db.save(), usage: this.usage.save() }, INDEX_VERSION);
   }
 
   get size(): number {
@@ -201,16 +211,54 @@ export class ToolIndex {
 
   private upsertSlice(tools: SearchableTool[]): void {
     const docs = tools.map(toSearchDocument);
-    this.remove(docs.map((d) => d.id));
+    // A tool keeps its internal id, and with it what it learned, when its text is replaced.
+    this.removeText(docs.map((d) => d.id));
     this.db.insert(docs);
     settle(this.postings());
     freezeNames(this.names(), false);
   }
 
+  /** Removes tools, and what they learned. */
   remove(ids: Iterable<string>): void {
+    const present = this.removeText(ids);
+    for (const id of present) this.usage.drop(this.idMap().get(id)!);
+  }
+
+  private removeText(ids: Iterable<string>): string[] {
     const present = [...ids].filter((id) => this.has(id));
-    if (present.length === 0) return;
-    this.db.remove(present);
+    if (present.length > 0) this.db.remove(present);
+    return present;
+  }
+
+  // ---- learned from use (the usage field) ----------------------------------------------------------
+
+  /** The learned-state version (the tenant's counter of changes to what tools learned) this index reflects. */
+  get learnedVersion(): number {
+    return this.usage.version;
+  }
+
+  /** Tools with learned terms. */
+  get learnedTools(): number {
+    return this.usage.size;
+  }
+
+  /** The learned state changed in ways this index already reflects (tools removed with what they learned). */
+  markLearned(version: number): void {
+    this.usage.version = version;
+  }
+
+  /** Replaces what one tool learned (no terms: forgets it); a tool not in the index is ignored. */
+  setLearned(id: string, learned: LearnedTool, version: number): void {
+    if (this.has(id)) this.usage.set(this.idMap().get(id)!, learned);
+    this.usage.version = version;
+  }
+
+  /** Replaces everything tools learned, as from the tenant's rows; tools not in the index are ignored. */
+  loadLearned(tools: Iterable<{ id: string } & LearnedTool>, version: number): void {
+    const usage = new UsageField();
+    for (const tool of tools) if (this.has(tool.id)) usage.set(this.idMap().get(tool.id)!, tool);
+    usage.version = version;
+    this.usage = usage;
   }
 
   /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
@@ -234,12 +282,14 @@ export class ToolIndex {
     const store = this.postings();
     const unit = scoreUnit(store.docs);
     const ids = this.db.ids.internalIdToId;
+    const usage = this.usageLookup(options);
     const ranked = scoreTerms(
       store,
       terms,
       params,
       Math.max(CANDIDATES, options.limit + named.size),
       (i) => ids[i - 1]!,
+      usage,
     );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
     const candidates = ranked.map((r) => {
@@ -259,7 +309,7 @@ export class ToolIndex {
     for (const [id, match] of named) {
       const evidence =
         candidates.find((c) => c.id === id)?.score ??
-        sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
+        sum(explainTerms(store, terms, params, this.idMap().get(id)!, usage)) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     for (const c of candidates)
@@ -269,8 +319,20 @@ export class ToolIndex {
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
     if (options.explain)
-      for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
+      for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id), usage);
     return top;
+  }
+
+  /** The usage field as of the search's day; undefined when no tool learned anything. */
+  private usageLookup(options: SearchOptions): UsageLookup | undefined {
+    if (this.usage.size === 0) return undefined;
+    const day = options.day ?? dayOf(Date.now());
+    const halfLife = options.halfLifeDays ?? DEFAULT_HALF_LIFE_DAYS;
+    const cache = new Map<string, ReturnType<UsageLookup>>();
+    return (term) => {
+      if (!cache.has(term)) cache.set(term, this.usage.postings(term, day, halfLife));
+      return cache.get(term);
+    };
   }
 
   private explain(
@@ -279,15 +341,16 @@ export class ToolIndex {
     params: Bm25fParams,
     unit: number,
     context: Context | undefined,
+    usage: UsageLookup | undefined,
   ): Explanation {
     const internalId = this.idMap().get(hit.id)!;
-    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({
+    const parts = explainTerms(this.postings(), terms, params, internalId, usage).map((p) => ({
       ...p,
       score: p.score / unit,
     }));
     const fields: Explanation["fields"] = {};
     for (const part of parts) {
-      for (const f of Object.keys(part.tf) as Field[]) {
+      for (const f of Object.keys(part.tf) as ScoredField[]) {
         fields[f] ??= [];
         fields[f].push(part.term);
       }

@@ -1,0 +1,173 @@
+/**
+ * `npm run eval -- --learn`: learning from use, evaluated on queries it was not trained on.
+ *
+ * Per set, the queries are split in two halves by a hash of their id (deterministic, independent of file order).
+ * The first half is replayed as agent sessions: each searches its query, finds its gold tools and resolves them,
+ * which credits the query's words to those tools. The other half is searched before and after the replay, and
+ * nDCG@10 is reported for both.
+ *
+ * In process, the replay runs the tenant object's own learning rules (src/search/learning.ts: `searchTerms`,
+ * `creditTerms`, `mayCredit`, `applyCredit`) on the same index (`ToolIndex.setLearned`). With `--http`, it runs
+ * through the real API: a session per query, `POST .../search` with the query, a `tool_id` lookup for each gold tool
+ * the query did not find (so that it is active), `POST .../sessions/{id}/resolve` for each gold tool. Over HTTP the
+ * script also checks, and fails if not so: a second tenant with the same catalog ranks exactly as before the replay;
+ * a tenant with `learn_from_use: false` that replays the same sessions ranks exactly as before; and after
+ * `DELETE .../learned` the learning tenant ranks exactly as before. In process it checks the last of these.
+ */
+import type { ToolRow } from "../../src/catalog/tool.ts";
+import { searchable } from "../../src/catalog/render.ts";
+import {
+  applyCredit,
+  creditTerms,
+  dayOf,
+  mayCredit,
+  searchTerms,
+  type LearnedTerm,
+} from "../../src/search/learning.ts";
+import { passing, ToolIndex } from "../../src/search/tool-index.ts";
+import { toolId } from "../../src/catalog/tool.ts";
+import { clientQuery, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./dataset.ts";
+import { toRows } from "./engines.ts";
+import { DEPTH, queryMetrics, summarize } from "./metrics.ts";
+import { Progress } from "./progress.ts";
+
+export interface LearnFigures {
+  set: string;
+  mode: "script" | "http";
+  replayed: number;
+  heldOut: number;
+  before: number;
+  after: number;
+  /** Held-out queries whose gold tools include one a replayed query resolved. */
+  seenShare: number;
+  checks: string[];
+}
+
+/** FNV-1a of a query id: the split does not depend on the order of the file. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The queries in two halves: the first is replayed, the second held out. Ordered by hash, then id. */
+export function splitHalves(queries: readonly EvalQuery[]): { replay: EvalQuery[]; heldOut: EvalQuery[] } {
+  const ordered = [...queries].sort((a, b) => hash(a.id) - hash(b.id) || (a.id < b.id ? -1 : 1));
+  const half = Math.ceil(ordered.length / 2);
+  return { replay: ordered.slice(0, half), heldOut: ordered.slice(half) };
+}
+
+type Answer = { id: string; score: number }[];
+
+function ndcg(answers: readonly Answer[], queries: readonly EvalQuery[]): number {
+  return summarize(
+    answers.map((a, i) =>
+      queryMetrics(
+        a.map((h) => h.id),
+        queries[i]!.groups,
+      ),
+    ),
+  ).ndcg10;
+}
+
+function same(a: readonly Answer[], b: readonly Answer[]): boolean {
+  return a.every(
+    (x, i) => x.length === b[i]!.length && x.every((h, j) => h.id === b[i]![j]!.id && h.score === b[i]![j]!.score),
+  );
+}
+
+function seenShare(replay: readonly EvalQuery[], heldOut: readonly EvalQuery[]): number {
+  const seen = new Set(replay.flatMap((q) => q.strict.flat()));
+  return heldOut.filter((q) => q.strict.flat().some((id) => seen.has(id))).length / Math.max(heldOut.length, 1);
+}
+
+/** In process: the service's search core and learning rules, one day, the default half-life. */
+export function learnInProcess(
+  set: EvalSet,
+  rows: readonly ToolRow[],
+  evalIds: ReadonlyMap<string, string>,
+  threshold: number,
+  queries: readonly EvalQuery[],
+): LearnFigures {
+  const { replay, heldOut } = splitHalves(queries);
+  const serviceIds = new Map([...evalIds].map(([service, evalId]) => [evalId, service]));
+  const index = ToolIndex.fromTools(rows.map(searchable));
+  const day = dayOf(Date.now());
+  const run = () =>
+    heldOut.map((q) =>
+      passing(index.search(clientQuery(q.query), { limit: DEPTH, threshold: 0, day }), threshold).map((h) => ({
+        id: evalIds.get(h.id)!,
+        score: h.score,
+      })),
+    );
+  const before = run();
+
+  const learned = new Map<string, LearnedTerm[]>();
+  let version = 0;
+  const progress = new Progress(`${set.name}: replay`, replay.length);
+  replay.forEach((q, i) => {
+    // One session, one turn: it searched the query, then resolved each gold tool.
+    const records = [searchTerms(clientQuery(q.query))];
+    let credits = 0;
+    for (const evalId of new Set(q.strict.map((g) => g[0]!))) {
+      const id = serviceIds.get(evalId);
+      if (!id || !mayCredit(false, credits)) continue;
+      credits++;
+      const terms = applyCredit(learned.get(id) ?? [], day, creditTerms(records), day, 30);
+      learned.set(id, terms);
+      index.setLearned(id, { day, terms }, ++version);
+    }
+    progress.tick(i + 1);
+  });
+  const after = run();
+
+  index.loadLearned([], ++version);
+  const forgotten = run();
+  if (!same(forgotten, before)) throw new Error(`${set.name}: after forgetting, the ranking differs from before`);
+  return {
+    set: set.name,
+    mode: "script",
+    replayed: replay.length,
+    heldOut: heldOut.length,
+    before: ndcg(before, heldOut),
+    after: ndcg(after, heldOut),
+    seenShare: seenShare(replay, heldOut),
+    checks: ["forget restores the exact ranking"],
+  };
+}
+
+export interface LearnOptions {
+  threshold: number;
+  /** Picks the queries to use (all, or a sample). */
+  sample: (queries: EvalQuery[]) => EvalQuery[];
+  http?: string | undefined;
+  token?: string | undefined;
+}
+
+const points = (n: number) => (100 * n).toFixed(1);
+
+/** Runs the learning evaluation on each set and prints one table. */
+export async function learnReport(dirs: readonly string[], options: LearnOptions): Promise<LearnFigures[]> {
+  const all: LearnFigures[] = [];
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const rows = await toRows(tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    const queries = options.sample(set.queries);
+    all.push(learnInProcess(set, rows, evalIds, options.threshold, queries));
+  }
+  const lines = [
+    "| set | mode | replayed | held out | held-out queries with a replayed gold tool | nDCG@10 before | after | gain (points) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+    ...all.map(
+      (f) =>
+        `| ${f.set} | ${f.mode} | ${f.replayed} | ${f.heldOut} | ${points(f.seenShare)} % | ${f.before.toFixed(3)} | ` +
+        `${f.after.toFixed(3)} | ${(100 * (f.after - f.before)).toFixed(1)} |`,
+    ),
+  ];
+  console.log(`\nLearning from use, threshold ${options.threshold}:`);
+  console.log(lines.join("\n"));
+  for (const f of all) console.log(`${f.set} (${f.mode}) checks passed: ${f.checks.join("; ")}`);
+  return all;
+}
