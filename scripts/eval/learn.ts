@@ -26,10 +26,11 @@ import {
 } from "../../src/search/learning.ts";
 import { passing, ToolIndex } from "../../src/search/tool-index.ts";
 import { toolId } from "../../src/catalog/tool.ts";
-import { clientQuery, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./dataset.ts";
+import { clientQuery, loadSet, toServiceTools, type EvalQuery, type EvalSet, type ServiceTool } from "./dataset.ts";
 import { toRows } from "./engines.ts";
 import { DEPTH, queryMetrics, summarize } from "./metrics.ts";
 import { Progress } from "./progress.ts";
+import { request } from "./http.ts";
 
 export interface LearnFigures {
   set: string;
@@ -40,6 +41,8 @@ export interface LearnFigures {
   after: number;
   /** Held-out queries whose gold tools include one a replayed query resolved. */
   seenShare: number;
+  /** Share of the set's irrelevant queries answered "no match", before and after (null when it has none). */
+  noMatch: { before: number; after: number } | null;
   checks: string[];
 }
 
@@ -101,6 +104,11 @@ export function learnInProcess(
       })),
     );
   const before = run();
+  const irrelevant = set.irrelevant.map((q) => clientQuery(q));
+  const noMatch = () =>
+    irrelevant.filter((q) => passing(index.search(q, { limit: DEPTH, threshold: 0, day }), threshold).length === 0)
+      .length / Math.max(irrelevant.length, 1);
+  const noMatchBefore = noMatch();
 
   const learned = new Map<string, LearnedTerm[]>();
   let version = 0;
@@ -120,6 +128,7 @@ export function learnInProcess(
     progress.tick(i + 1);
   });
   const after = run();
+  const noMatchAfter = noMatch();
 
   index.loadLearned([], ++version);
   const forgotten = run();
@@ -132,6 +141,7 @@ export function learnInProcess(
     before: ndcg(before, heldOut),
     after: ndcg(after, heldOut),
     seenShare: seenShare(replay, heldOut),
+    noMatch: irrelevant.length ? { before: noMatchBefore, after: noMatchAfter } : null,
     checks: ["forget restores the exact ranking"],
   };
 }
@@ -156,18 +166,157 @@ export async function learnReport(dirs: readonly string[], options: LearnOptions
     const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
     const queries = options.sample(set.queries);
     all.push(learnInProcess(set, rows, evalIds, options.threshold, queries));
+    if (options.http) all.push(await learnOverHttp(set, tools, queries, options.http, options.token!));
   }
   const lines = [
-    "| set | mode | replayed | held out | held-out queries with a replayed gold tool | nDCG@10 before | after | gain (points) |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| set | mode | replayed | held out | held-out queries with a replayed gold tool | nDCG@10 before | after | " +
+      "gain (points) | irrelevant answered no match, before / after |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ...all.map(
       (f) =>
         `| ${f.set} | ${f.mode} | ${f.replayed} | ${f.heldOut} | ${points(f.seenShare)} % | ${f.before.toFixed(3)} | ` +
-        `${f.after.toFixed(3)} | ${(100 * (f.after - f.before)).toFixed(1)} |`,
+        `${f.after.toFixed(3)} | ${(100 * (f.after - f.before)).toFixed(1)} | ` +
+        `${f.noMatch ? `${points(f.noMatch.before)} % / ${points(f.noMatch.after)} %` : "–"} |`,
     ),
   ];
   console.log(`\nLearning from use, threshold ${options.threshold}:`);
   console.log(lines.join("\n"));
   for (const f of all) console.log(`${f.set} (${f.mode}) checks passed: ${f.checks.join("; ")}`);
   return all;
+}
+
+// ---- over HTTP ------------------------------------------------------------------------------------
+
+interface HttpTenant {
+  id: string;
+  key: string;
+}
+
+const UPLOAD_BATCH = 500;
+const CONCURRENCY = 8;
+
+/** A fresh tenant holding the set's catalog, with a key of every scope. */
+async function uploadTenant(
+  base: string,
+  operator: string,
+  label: string,
+  tools: readonly ServiceTool[],
+  settings: Record<string, unknown> = {},
+): Promise<HttpTenant> {
+  const id = `learn-${label}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .slice(0, 63);
+  await request(base, operator, "POST", "/v1/tenants", { id, settings });
+  const { key } = await request<{ key: string }>(base, operator, "POST", `/v1/tenants/${id}/keys`, {
+    scopes: ["search", "write", "admin"],
+    label: "learning eval",
+  });
+  for (let at = 0; at < tools.length; at += UPLOAD_BATCH)
+    await request(base, key, "POST", `/v1/tenants/${id}/tools`, {
+      tools: tools.slice(at, at + UPLOAD_BATCH).map(({ evalId: _, ...tool }) => tool),
+    });
+  return { id, key };
+}
+
+interface Reply {
+  results: { tool_id: string; score: number }[];
+}
+
+/** The held-out queries through POST .../search, as the main evaluation sends them (default threshold). */
+async function searchAll(base: string, t: HttpTenant, queries: readonly EvalQuery[], evalIds: Map<string, string>) {
+  const answers: Answer[] = new Array(queries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length) {
+      const i = next++;
+      const reply = await request<Reply>(base, t.key, "POST", `/v1/tenants/${t.id}/search`, {
+        query: clientQuery(queries[i]!.query),
+        max_results: DEPTH,
+      });
+      answers[i] = reply.results.map((r) => ({ id: evalIds.get(r.tool_id)!, score: r.score }));
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return answers;
+}
+
+/**
+ * The replay, one session after the other (the order credits arrive in decides ties at a tool's term cap, so the
+ * same order as in process gives the same learned state): a session that searches the query, looks up by id each
+ * gold tool the search did not return (lookups record no words), resolves each gold tool, and ends.
+ */
+async function replay(
+  base: string,
+  t: HttpTenant,
+  queries: readonly EvalQuery[],
+  label: string,
+  ids: Map<string, string>,
+) {
+  const path = `/v1/tenants/${t.id}`;
+  const progress = new Progress(`${label}: replay over HTTP`, queries.length);
+  for (const [i, q] of queries.entries()) {
+    const gold = [...new Set(q.strict.map((g) => ids.get(g[0]!)!))];
+    const session = `replay-${i}`;
+    await request(base, t.key, "POST", `${path}/sessions`, { session_id: session, budget_cap: gold.length + 1 });
+    const found = await request<Reply>(base, t.key, "POST", `${path}/search`, {
+      query: clientQuery(q.query),
+      max_results: DEPTH,
+      session_id: session,
+    });
+    const active = new Set(found.results.map((r) => r.tool_id));
+    for (const id of gold) {
+      if (!active.has(id)) await request(base, t.key, "POST", `${path}/search`, { tool_id: id, session_id: session });
+      await request(base, t.key, "POST", `${path}/sessions/${session}/resolve`, { name: id });
+    }
+    await request(base, t.key, "DELETE", `${path}/sessions/${session}`);
+    progress.tick(i + 1);
+  }
+}
+
+/**
+ * Through the running service: the learning tenant before and after the replay, and the checks the issue asks for
+ * (another tenant unchanged, learn_from_use false changes nothing, DELETE .../learned restores the exact ranking).
+ */
+async function learnOverHttp(
+  set: EvalSet,
+  tools: readonly ServiceTool[],
+  queries: readonly EvalQuery[],
+  base: string,
+  operator: string,
+): Promise<LearnFigures> {
+  const { replay: replayed, heldOut } = splitHalves(queries);
+  const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+  const serviceIds = new Map(tools.map((t) => [t.evalId, toolId(t.server, t.name)]));
+  const [learner, other, off] = await Promise.all([
+    uploadTenant(base, operator, set.name, tools),
+    uploadTenant(base, operator, `${set.name}-other`, tools),
+    uploadTenant(base, operator, `${set.name}-off`, tools, { learn_from_use: false }),
+  ]);
+  const before = await searchAll(base, learner, heldOut, evalIds);
+  await Promise.all([
+    replay(base, learner, replayed, set.name, serviceIds),
+    replay(base, off, replayed, `${set.name} (learn_from_use: false)`, serviceIds),
+  ]);
+  const after = await searchAll(base, learner, heldOut, evalIds);
+  const checks: string[] = [];
+  const check = (what: string, answers: Answer[]) => {
+    if (!same(answers, before)) throw new Error(`${set.name} over HTTP: ${what}: the ranking differs from before`);
+    checks.push(what);
+  };
+  check("another tenant with the same catalog is unchanged", await searchAll(base, other, heldOut, evalIds));
+  check("learn_from_use: false: replayed sessions changed nothing", await searchAll(base, off, heldOut, evalIds));
+  await request(base, learner.key, "DELETE", `/v1/tenants/${learner.id}/learned`);
+  check("DELETE .../learned restores the exact ranking", await searchAll(base, learner, heldOut, evalIds));
+  return {
+    set: set.name,
+    mode: "http",
+    replayed: replayed.length,
+    heldOut: heldOut.length,
+    before: ndcg(before, heldOut),
+    after: ndcg(after, heldOut),
+    seenShare: seenShare(replayed, heldOut),
+    noMatch: null,
+    checks,
+  };
 }

@@ -7,7 +7,7 @@ const LearnedTermSchema = z.object({
   weight: z
     .number()
     .describe("Credits it received, each halved every learn_half_life_days (decay advances daily): as of today"),
-  tf: z.number().describe("Its term frequency in the tool's usage field: log2(1 + weight / 4), at most 4"),
+  tf: z.number().describe("Its term frequency in the tool's usage field: log2(1 + weight / 8), at most 4"),
 });
 
 export const LearnedToolSchema = z
@@ -21,11 +21,11 @@ export const LearnedToolSchema = z
     id: "LearnedTool",
     example: {
       tool_id: "github::create_pull_request",
-      credits: 12,
+      credits: 24,
       last_credit_at: "2026-12-01T10:00:00.000Z",
       terms: [
-        { term: "pr", weight: 12, tf: 2 },
-        { term: "open", weight: 4, tf: 1 },
+        { term: "pr", weight: 24, tf: 2 },
+        { term: "open", weight: 8, tf: 1 },
       ],
     },
   });
@@ -47,10 +47,10 @@ export const LearnedPageSchema = z
       tools: [
         {
           tool_id: "github::create_pull_request",
-          credits: 12,
+          credits: 24,
           last_credit_at: "2026-12-01T10:00:00.000Z",
           term_count: 2,
-          top_terms: [{ term: "pr", weight: 12, tf: 2 }],
+          top_terms: [{ term: "pr", weight: 24, tf: 2 }],
         },
       ],
       next_cursor: null,

@@ -442,7 +442,7 @@ const TermExplanationSchema = z.object({
     .partialRecord(z.enum(SCORED_FIELDS), z.number())
     .describe(
       "Occurrences in each field of the tool; for usage (words of past searches that ended in the tool being " +
-        "used), the learned term frequency: log2(1 + decayed credits / 4), at most 4",
+        "used), the learned term frequency: log2(1 + decayed credits / 8), at most 4",
     ),
   score: z.number().describe("The term's part of the score"),
 });

@@ -25,11 +25,11 @@ export const SESSION_CREDITS = 16;
 export const TOOL_TERMS = 64;
 /**
  * How many credits make a usage term as frequent as one occurrence: tf = log2(1 + weight / CREDIT_SCALE), so one
- * session's credit gives 0.32 (a weak hint), 4 agreeing credits 1, 12 give 2 (see `usageTf`).
+ * session's credit gives 0.17 (a hint, not a match), 8 agreeing credits 1, 24 give 2 (see `usageTf`).
  */
-const CREDIT_SCALE = 4;
+const CREDIT_SCALE = 8;
 /**
- * Largest term frequency of the usage field, reached after CREDIT_SCALE * (2^TF_BOUND - 1) = 60 undecayed credits:
+ * Largest term frequency of the usage field, reached after CREDIT_SCALE * (2^TF_BOUND - 1) = 120 undecayed credits:
  * many sessions agree more than a few do, but their weight stops growing.
  */
 export const TF_BOUND = 4;

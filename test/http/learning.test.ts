@@ -72,7 +72,7 @@ describe("learning from use", () => {
     expect(tool.credits).toBe(1);
     const expected = ["open", "pr", "merge", "pull", "request"].map(stem).sort();
     expect(tool.terms.map((t) => t.term).sort()).toEqual(expected);
-    for (const t of tool.terms) expect(t).toMatchObject({ weight: 1, tf: 0.3219 });
+    for (const t of tool.terms) expect(t).toMatchObject({ weight: 1, tf: 0.1699 });
 
     // Ending the session keeps what it taught.
     expect((await call("DELETE", sessionPath(tenant, session), { token: key })).status).toBe(204);
@@ -86,7 +86,19 @@ describe("learning from use", () => {
     expect(found.body.results.map((r: { tool_id: string }) => r.tool_id)).toEqual([MERGE]);
     const explain = found.body.results[0].explain;
     expect(explain.fields).toEqual({ usage: ["open", "pr"] });
-    expect(explain.terms.map((t: { tf: object }) => t.tf)).toEqual([{ usage: 0.3219 }, { usage: 0.3219 }]);
+    expect(explain.terms.map((t: { tf: object }) => t.tf)).toEqual([{ usage: 0.1699 }, { usage: 0.1699 }]);
+  });
+
+  it("one session only hints; sessions that agree make the words find the tool at the default threshold", async () => {
+    const { tenant, key } = await tenantWithCatalog();
+    await learn(tenant, key, ["open a PR"]);
+    const hinted = await search(tenant, key, { query: "open a PR" });
+    expect(hinted.body.results).toEqual([]);
+    for (let i = 1; i < 8; i++) await learn(tenant, key, ["open a PR"]);
+    expect((await learned(tenant, key)).terms[0]).toMatchObject({ weight: 8, tf: 1 });
+    const found = await search(tenant, key, { query: "open a PR" });
+    expect(found.body.results.map((r: { tool_id: string }) => r.tool_id)).toEqual([MERGE]);
+    expect(found.body.results[0].score).toBeGreaterThanOrEqual(found.body.threshold);
   });
 
   it("credits each (session, turn, tool) once, only after a search in the turn, and a session at most 16 times", async () => {
@@ -133,9 +145,9 @@ describe("learning from use", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 10 * DAY_MS);
     const halved = await learned(tenant, key);
-    expect(halved.terms.find((t) => t.term === "pr")).toEqual({ term: "pr", weight: 0.5, tf: 0.1699 });
+    expect(halved.terms.find((t) => t.term === "pr")).toEqual({ term: "pr", weight: 0.5, tf: 0.0875 });
     const weaker = await search(tenant, key, { query: "open a PR", threshold: 0, explain: true });
-    expect(weaker.body.results[0].explain.terms[0].tf).toEqual({ usage: 0.1699 });
+    expect(weaker.body.results[0].explain.terms[0].tf).toEqual({ usage: 0.0875 });
 
     // Five half-lives more: below the floor, found by nothing, and pruned by the alarm.
     vi.setSystemTime(Date.now() + 50 * DAY_MS);

@@ -120,10 +120,10 @@ describe("a tool's learned terms", () => {
 });
 
 describe("the usage field's term frequency", () => {
-  it("grows like log2(1 + weight / 4), up to TF_BOUND, and is 0 below the floor", () => {
-    expect(usageTf(4)).toBeCloseTo(1, 12);
-    expect(usageTf(12)).toBeCloseTo(2, 12);
-    expect(usageTf(1)).toBeCloseTo(Math.log2(1.25), 12);
+  it("grows like log2(1 + weight / 8), up to TF_BOUND, and is 0 below the floor", () => {
+    expect(usageTf(8)).toBeCloseTo(1, 12);
+    expect(usageTf(24)).toBeCloseTo(2, 12);
+    expect(usageTf(1)).toBeCloseTo(Math.log2(1.125), 12);
     expect(usageTf(1e6)).toBe(TF_BOUND);
     expect(usageTf(WEIGHT_FLOOR / 2)).toBe(0);
   });
@@ -132,7 +132,7 @@ describe("the usage field's term frequency", () => {
 describe("the usage field in search", () => {
   const learnedIndex = () => {
     const index = ToolIndex.fromTools(catalog);
-    index.setLearned("github::merge_pull_request", { day: DAY, terms: [{ term: "pr", weight: 4 }] }, 1);
+    index.setLearned("github::merge_pull_request", { day: DAY, terms: [{ term: "pr", weight: 8 }] }, 1);
     return index;
   };
 
@@ -156,7 +156,7 @@ describe("the usage field in search", () => {
     const index = ToolIndex.fromTools(catalog);
     const query = { limit: 1, threshold: 0, day: DAY, explain: true } as const;
     const [plain] = index.search("merge", query);
-    index.setLearned("github::merge_pull_request", { day: DAY, terms: [{ term: stem("merge"), weight: 12 }] }, 1);
+    index.setLearned("github::merge_pull_request", { day: DAY, terms: [{ term: stem("merge"), weight: 24 }] }, 1);
     const [learned] = index.search("merge", query);
     const before = plain!.explain!.terms[0]!;
     const after = learned!.explain!.terms[0]!;
@@ -199,9 +199,9 @@ describe("the usage field in search", () => {
     const at = (day: number, halfLifeDays = 30) =>
       index.search("pr", { limit: 1, threshold: 0, day, halfLifeDays, explain: true })[0]?.explain!.terms[0]!.tf.usage;
     expect(at(DAY)).toBeCloseTo(1, 12);
-    expect(at(DAY + 30)).toBeCloseTo(Math.log2(1 + 2 / 4), 12);
-    expect(at(DAY + 10, 10)).toBeCloseTo(Math.log2(1 + 2 / 4), 12);
-    expect(at(DAY + 30 * 7)).toBeUndefined(); // 4 / 2^7 is below the floor: found by nothing
+    expect(at(DAY + 30)).toBeCloseTo(Math.log2(1 + 4 / 8), 12);
+    expect(at(DAY + 10, 10)).toBeCloseTo(Math.log2(1 + 4 / 8), 12);
+    expect(at(DAY + 30 * 8)).toBeUndefined(); // 8 / 2^8 is below the floor: found by nothing
   });
 
   it("forgotten, or weighted 0, leaves every score exactly as without learning", () => {
