@@ -54,7 +54,7 @@ function hash(text: string): number {
 }
 
 /** The queries in two halves: the first is replayed, the second held out. Ordered by hash, then id. */
-export function splitHalves(queries: readonly EvalQuery[]): { replay: EvalQuery[]; heldOut: EvalQuery[] } {
+function splitHalves(queries: readonly EvalQuery[]): { replay: EvalQuery[]; heldOut: EvalQuery[] } {
   const ordered = [...queries].sort((a, b) => hash(a.id) - hash(b.id) || (a.id < b.id ? -1 : 1));
   const half = Math.ceil(ordered.length / 2);
   return { replay: ordered.slice(0, half), heldOut: ordered.slice(half) };
@@ -85,7 +85,7 @@ function seenShare(replay: readonly EvalQuery[], heldOut: readonly EvalQuery[]):
 }
 
 /** In process: the service's search core and learning rules, one day, the default half-life. */
-export function learnInProcess(
+function learnInProcess(
   set: EvalSet,
   rows: readonly ToolRow[],
   evalIds: ReadonlyMap<string, string>,

@@ -55,7 +55,8 @@ export class LearnedStore {
   put(toolId: string, day: number, terms: readonly LearnedTerm[], now: number): void {
     this.sql.exec(
       `INSERT INTO learned_tools (tool_id, day, credits, credited_at) VALUES (?, ?, 1, ?)
-       ON CONFLICT (tool_id) DO UPDATE SET day = excluded.day, credits = credits + 1, credited_at = excluded.credited_at`,
+       ON CONFLICT (tool_id) DO UPDATE SET
+         day = excluded.day, credits = credits + 1, credited_at = excluded.credited_at`,
       toolId,
       day,
       now,

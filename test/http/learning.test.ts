@@ -101,7 +101,7 @@ describe("learning from use", () => {
     expect(found.body.results[0].score).toBeGreaterThanOrEqual(found.body.threshold);
   });
 
-  it("credits each (session, turn, tool) once, only after a search in the turn, and a session at most 16 times", async () => {
+  it("credits each (session, turn, tool) once, after a search in the turn, at most 16 times a session", async () => {
     const { tenant, key } = await tenantWithCatalog();
     const id = await newSession(tenant, key);
     // Resolving with no search in the turn credits nothing.
@@ -161,7 +161,7 @@ describe("learning from use", () => {
     expect((await call("GET", `/v1/tenants/${tenant}/learned`, { token: key })).body.tools).toEqual([]);
   });
 
-  it("DELETE /learned forgets it all: the ranking equals a tenant's that never learned; other tenants never see it", async () => {
+  it("DELETE /learned forgets it all: the ranking is a never-taught tenant's; other tenants never see it", async () => {
     const a = await tenantWithCatalog();
     const b = await tenantWithCatalog();
     const before = await answers(b.tenant, b.key);
