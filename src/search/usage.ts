@@ -75,11 +75,6 @@ export class UsageField {
     }
   }
 
-  get(doc: number): LearnedTool | undefined {
-    const entry = this.tools.get(doc);
-    return entry && { day: entry.day, terms: entry.terms.map((term, i) => ({ term, weight: entry.weights[i]! })) };
-  }
-
   /**
    * The tools whose usage field holds `term` on `day`, with its term frequency (decayed weight through `usageTf`);
    * undefined when none does. Tools ascending by internal id, so that scores never depend on the order of credits.
