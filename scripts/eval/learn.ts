@@ -41,6 +41,13 @@ export interface LearnFigures {
   after: number;
   /** Held-out queries whose gold tools include one a replayed query resolved. */
   seenShare: number;
+  /** nDCG@10 before and after of those queries (seen) and of the others (unseen). */
+  split: { seen: [number, number]; unseen: [number, number] };
+  /**
+   * What perfect tool-level learning could reach: each held-out query's before-ranking with its replayed gold tools
+   * moved to the top (null over HTTP: the same as in process).
+   */
+  ceiling: number | null;
   /** Share of the set's irrelevant queries answered "no match", before and after (null when it has none). */
   noMatch: { before: number; after: number } | null;
   checks: string[];
@@ -82,6 +89,35 @@ function same(a: readonly Answer[], b: readonly Answer[]): boolean {
 function seenShare(replay: readonly EvalQuery[], heldOut: readonly EvalQuery[]): number {
   const seen = new Set(replay.flatMap((q) => q.strict.flat()));
   return heldOut.filter((q) => q.strict.flat().some((id) => seen.has(id))).length / Math.max(heldOut.length, 1);
+}
+
+function ceiling(replay: readonly EvalQuery[], heldOut: readonly EvalQuery[], before: readonly Answer[]): number {
+  const seen = new Set(replay.flatMap((q) => q.strict.flat()));
+  const moved = heldOut.map((q, i) => {
+    const top = q.strict.flat().filter((id) => seen.has(id));
+    return [...top.map((id) => ({ id, score: 0 })), ...before[i]!.filter((h) => !top.includes(h.id))];
+  });
+  return ndcg(moved, heldOut);
+}
+
+/** nDCG@10 before and after, of the held-out queries with a replayed gold tool and of the others. */
+function split(
+  replay: readonly EvalQuery[],
+  heldOut: readonly EvalQuery[],
+  before: readonly Answer[],
+  after: readonly Answer[],
+): LearnFigures["split"] {
+  const seen = new Set(replay.flatMap((q) => q.strict.flat()));
+  const part = (want: boolean): [number, number] => {
+    const at = heldOut.flatMap((q, i) => (q.strict.flat().some((id) => seen.has(id)) === want ? [i] : []));
+    const pick = (answers: readonly Answer[]) =>
+      ndcg(
+        at.map((i) => answers[i]!),
+        at.map((i) => heldOut[i]!),
+      );
+    return [pick(before), pick(after)];
+  };
+  return { seen: part(true), unseen: part(false) };
 }
 
 /** In process: the service's search core and learning rules, one day, the default half-life. */
@@ -141,6 +177,8 @@ function learnInProcess(
     before: ndcg(before, heldOut),
     after: ndcg(after, heldOut),
     seenShare: seenShare(replay, heldOut),
+    split: split(replay, heldOut, before, after),
+    ceiling: ceiling(replay, heldOut, before),
     noMatch: irrelevant.length ? { before: noMatchBefore, after: noMatchAfter } : null,
     checks: ["forget restores the exact ranking"],
   };
@@ -155,6 +193,7 @@ export interface LearnOptions {
 }
 
 const points = (n: number) => (100 * n).toFixed(1);
+const arrow = ([before, after]: [number, number]) => `${before.toFixed(3)} → ${after.toFixed(3)}`;
 
 /** Runs the learning evaluation on each set and prints one table. */
 export async function learnReport(dirs: readonly string[], options: LearnOptions): Promise<LearnFigures[]> {
@@ -169,13 +208,15 @@ export async function learnReport(dirs: readonly string[], options: LearnOptions
     if (options.http) all.push(await learnOverHttp(set, tools, queries, options.http, options.token!));
   }
   const lines = [
-    "| set | mode | replayed | held out | held-out queries with a replayed gold tool | nDCG@10 before | after | " +
-      "gain (points) | irrelevant answered no match, before / after |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| set | mode | replayed | held out | nDCG@10 before | after | gain (points) | " +
+      "with a replayed gold tool: share, before → after | without: before → after | " +
+      "ceiling | irrelevant answered no match, before / after |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...all.map(
       (f) =>
-        `| ${f.set} | ${f.mode} | ${f.replayed} | ${f.heldOut} | ${points(f.seenShare)} % | ${f.before.toFixed(3)} | ` +
-        `${f.after.toFixed(3)} | ${(100 * (f.after - f.before)).toFixed(1)} | ` +
+        `| ${f.set} | ${f.mode} | ${f.replayed} | ${f.heldOut} | ${f.before.toFixed(3)} | ${f.after.toFixed(3)} | ` +
+        `${(100 * (f.after - f.before)).toFixed(1)} | ${points(f.seenShare)} %: ${arrow(f.split.seen)} | ` +
+        `${arrow(f.split.unseen)} | ${f.ceiling === null ? "–" : f.ceiling.toFixed(3)} | ` +
         `${f.noMatch ? `${points(f.noMatch.before)} % / ${points(f.noMatch.after)} %` : "–"} |`,
     ),
   ];
@@ -316,6 +357,8 @@ async function learnOverHttp(
     before: ndcg(before, heldOut),
     after: ndcg(after, heldOut),
     seenShare: seenShare(replayed, heldOut),
+    split: split(replayed, heldOut, before, after),
+    ceiling: null,
     noMatch: null,
     checks,
   };

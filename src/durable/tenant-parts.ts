@@ -2,8 +2,8 @@
  * What a tenant object gives every service it wires: the storage over its one SQLite database and what only the
  * object itself can give (configuration, transactions, the alarm). Each service takes the parts it uses, named in a
  * `Pick` of this, plus the other services it calls, by their own types, so its dependencies show at its head. The
- * services call one another in one direction (settings and alarms, then sessions, then catalog reads, then search),
- * so no file imports one that imports it back.
+ * services call one another in one direction (settings and alarms, then learning, then sessions, then catalog reads,
+ * then search), so no file imports one that imports it back.
  */
 import type { ServiceConfig } from "../config/env.ts";
 import type { AuditLog } from "./audit-log.ts";
