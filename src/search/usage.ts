@@ -33,16 +33,23 @@ export interface SavedUsage {
   tools: (string | number)[][];
 }
 
-/** A tool's entry, compact: its terms and their weights in parallel arrays (a saturated tool holds TOOL_TERMS). */
+/**
+ * A tool's entry, compact: its words as ids into the field's word table and their weights, in parallel typed arrays.
+ * A tool at its TOOL_TERMS cap takes about 1.5 KB, each word's string once per field however many tools hold it.
+ * Ids of words no tool holds any more stay until the field is reloaded (the alarm's pruning, a reset).
+ */
 interface Entry {
   day: number;
-  terms: string[];
+  words: Int32Array;
   weights: Float64Array;
 }
 
 export class UsageField {
   private readonly tools = new Map<number, Entry>();
-  private readonly byTerm = new Map<string, number[]>();
+  /** Word -> id; by id, the word and the tools (internal ids) whose usage holds it. */
+  private readonly ids = new Map<string, number>();
+  private readonly words: string[] = [];
+  private readonly holders: number[][] = [];
   /** The learned-state version this field reflects (see SavedUsage); the owner sets it. */
   version = 0;
 
@@ -54,13 +61,9 @@ export class UsageField {
   set(doc: number, learned: LearnedTool): void {
     this.drop(doc);
     if (learned.terms.length === 0) return;
-    const terms = learned.terms.map((t) => t.term);
-    this.tools.set(doc, { day: learned.day, terms, weights: Float64Array.from(learned.terms, (t) => t.weight) });
-    for (const term of terms) {
-      const docs = this.byTerm.get(term);
-      if (docs) docs.push(doc);
-      else this.byTerm.set(term, [doc]);
-    }
+    const words = Int32Array.from(learned.terms, (t) => this.wordId(t.term));
+    this.tools.set(doc, { day: learned.day, words, weights: Float64Array.from(learned.terms, (t) => t.weight) });
+    for (const id of words) this.holders[id]!.push(doc);
   }
 
   /** Forgets what one tool learned. */
@@ -68,11 +71,21 @@ export class UsageField {
     const entry = this.tools.get(doc);
     if (!entry) return;
     this.tools.delete(doc);
-    for (const term of entry.terms) {
-      const docs = this.byTerm.get(term)!;
+    for (const id of entry.words) {
+      const docs = this.holders[id]!;
       docs.splice(docs.indexOf(doc), 1);
-      if (docs.length === 0) this.byTerm.delete(term);
     }
+  }
+
+  private wordId(word: string): number {
+    let id = this.ids.get(word);
+    if (id === undefined) {
+      id = this.words.length;
+      this.ids.set(word, id);
+      this.words.push(word);
+      this.holders.push([]);
+    }
+    return id;
   }
 
   /**
@@ -80,13 +93,14 @@ export class UsageField {
    * undefined when none does. Tools ascending by internal id, so that scores never depend on the order of credits.
    */
   postings(term: string, day: number, halfLifeDays: number): UsagePostings | undefined {
-    const holders = this.byTerm.get(term);
-    if (!holders) return undefined;
+    const id = this.ids.get(term);
+    const holders = id === undefined ? undefined : this.holders[id]!;
+    if (!holders || holders.length === 0) return undefined;
     const docs: number[] = [];
     const tfs: number[] = [];
     for (const doc of [...holders].sort((a, b) => a - b)) {
       const entry = this.tools.get(doc)!;
-      const weight = entry.weights[entry.terms.indexOf(term)]!;
+      const weight = entry.weights[entry.words.indexOf(id!)]!;
       const tf = usageTf(decayed(weight, entry.day, day, halfLifeDays));
       if (tf > 0) {
         docs.push(doc);
@@ -101,7 +115,7 @@ export class UsageField {
       version: this.version,
       tools: [...this.tools]
         .sort(([a], [b]) => a - b)
-        .map(([doc, e]) => [doc, e.day, ...e.terms.flatMap((term, i) => [term, e.weights[i]!])]),
+        .map(([doc, e]) => [doc, e.day, ...[...e.words].flatMap((id, i) => [this.words[id]!, e.weights[i]!])]),
     };
   }
 
