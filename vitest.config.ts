@@ -35,6 +35,7 @@ export const TEST_LIMITS = {
   max_keywords: 3,
   max_keyword_chars: 10,
   max_query_chars: 50,
+  max_query_terms: 6,
   max_results: 5,
   max_page_size: 5,
   max_deferred_page: 5,

@@ -140,7 +140,7 @@ function learnInProcess(
       })),
     );
   const before = run();
-  const irrelevant = set.irrelevant.map((q) => clientQuery(q));
+  const irrelevant = set.irrelevant.map((q) => clientQuery(q.query));
   const noMatch = () =>
     irrelevant.filter((q) => passing(index.search(q, { limit: DEPTH, threshold: 0, day }), threshold).length === 0)
       .length / Math.max(irrelevant.length, 1);

@@ -9,8 +9,11 @@
  */
 import { z } from "zod";
 
-/** How a request over a limit is answered; retention limits refuse nothing, they bound what is kept. */
-export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention";
+/**
+ * How a request over a limit is answered. Retention limits refuse nothing, they bound what is kept; work bounds
+ * refuse nothing either, they bound the work a request may cause (what lies beyond is left out, documented).
+ */
+export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention" | "bound";
 
 const limit = (min: number, fallback: number, refusal: Refusal, description: string) =>
   z.number().int().min(min).default(fallback).meta({ description, refusal });
@@ -34,7 +37,19 @@ export const LimitsSchema = z
     max_keywords: limit(0, 32, "400 invalid-request", "Keywords per tool"),
     max_keyword_chars: limit(1, 64, "400 invalid-request", "Characters per keyword"),
     // ---- search and reading ---------------------------------------------------------------------
-    max_query_chars: limit(1, 1_000, "400 invalid-request", "A search query, in characters"),
+    max_query_chars: limit(
+      1,
+      16 * 1024,
+      "400 invalid-request",
+      "A search query (or a turn's message), in characters: a user's whole request fits",
+    ),
+    max_query_terms: limit(
+      2,
+      64,
+      "bound",
+      "Distinct terms a query is scored with: its most informative words (at most half), then synonyms' " +
+        "expansions and two-word phrases; the rest is left out",
+    ),
     max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
     max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
     max_deferred_page: limit(

@@ -28,8 +28,8 @@ export class Access {
     this.records = records;
   }
 
-  /** Null when the caller may act with `scope` on this tenant, else the refusal to answer. */
-  async authorize(caller: Caller, scope: Scope): Promise<ApiError | null> {
+  /** Null when the caller may act with `scope` (any, when null) on this tenant, else the refusal to answer. */
+  async authorize(caller: Caller, scope: Scope | null): Promise<ApiError | null> {
     const tenantId = this.tenant.meta.tenantId();
     if (caller.kind === "operator") {
       // The Worker verified the operator token; only it can reach this object.
@@ -39,7 +39,7 @@ export class Access {
     if (!record || record.revoked || !digestsEqual(record.hash, await hashSecret(caller.secret))) {
       return fail("unauthorized", "The API key is not valid for this tenant (unknown, revoked or mistyped).").error;
     }
-    if (!record.scopes.includes(scope)) {
+    if (scope !== null && !record.scopes.includes(scope)) {
       return fail("forbidden", `This key lacks the '${scope}' scope. Ask an admin for a key with it.`, {
         required_scope: scope,
       }).error;

@@ -49,6 +49,8 @@ const MIGRATIONS: string[][] = [
        action TEXT NOT NULL, revision INTEGER NOT NULL, details TEXT NOT NULL)`,
     `CREATE INDEX audit_by_time ON audit_log (at)`,
   ],
+  // Vendor options (issue 13): strict, input_examples, allowed_callers, per vendor, as JSON (catalog/tool.ts).
+  [`ALTER TABLE tools ADD COLUMN vendor TEXT`],
   // Learning from use (issue 10). What a session's searches left for crediting in its current turn, as analysed terms
   // (`kind` 'search'; a turn's message can be recorded the same way), and which tools it credited; both end with the
   // session. What each tool learned: its terms' weights as of `day`, the day of its last credit.

@@ -15,7 +15,8 @@
  * Its document frequency counts too: n_t = max(tools whose text holds t, tools whose usage holds t). For a word only
  * usage holds that is the number of tools that learned it; for a word of the tools' own text, learning changes its idf
  * only once more tools learned it than hold it in their text (a lower bound of the union, exact when one set holds the
- * other). With no learned terms, scores are exactly those of the text alone.
+ * other). With no learned terms, scores are exactly those of the text alone. A tool that holds a query word only in
+ * its usage field holds it (Scored.ownWords, wordBits), but does not name it (namedWords).
  *
  * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
@@ -48,13 +49,13 @@ export interface Bm25fParams {
 
 /** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
 export const DEFAULT_BM25F: Bm25fParams = {
-  k1: 1.2,
+  k1: 2,
   delta: 0.5,
   fields: {
     name: { weight: 3, b: 0.5 },
     server: { weight: 1, b: 0.3 },
     description: { weight: 1, b: 0.75 },
-    params: { weight: 0.5, b: 0.75 },
+    params: { weight: 0.35, b: 0.75 },
     keywords: { weight: 2, b: 0.3 },
     usage: { weight: 1, b: 0 },
   },
@@ -65,6 +66,12 @@ export interface Scored {
   score: number;
   /** How many of the query's own words the document holds in a naming field (name, server, keywords). */
   namedWords: number;
+  /** How many of the query's own words the document holds in any field (0: reached through synonyms only). */
+  ownWords: number;
+  /** The bits (QueryTerm.bits) of the query's words the document holds. */
+  wordBits: number;
+  /** The bits of the query's words whose synonyms' expansions the document holds. */
+  synonymBits: number;
 }
 
 /** The fields a tool is called by: a query made only of words from them names the tool. */
@@ -80,6 +87,10 @@ export interface QueryTerm {
   weight: number;
   /** One of the query's own words (not a phrase, not a synonym's expansion). */
   word?: boolean;
+  /** An own word's bit (query.ts): which of the query's words a tool holds. */
+  bits?: number;
+  /** A synonym expansion's: the bits of the query words whose key added it. */
+  keyBits?: number;
   /** The tenant synonym key that added this term, when a synonym did. */
   via?: string;
 }
@@ -109,11 +120,27 @@ let touched = new Int32Array(1024);
 let marked = new Uint8Array(1024);
 /** Per id, the query words found in a naming field (Scored.namedWords). */
 let named = new Uint16Array(1024);
+/** Per id, the query words found in any field (Scored.ownWords). */
+let own = new Uint16Array(1024);
+/** Per id, Scored.wordBits and Scored.synonymBits. */
+let wordBits = new Int32Array(1024);
+let synonymBits = new Int32Array(1024);
 /** Per id, the weighted usage tf of the term being scored, until its text postings have been read (then 0 again). */
 let learned = new Float64Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** A term's document frequency: tools holding it in their text, or in their usage field if more do. */
+function frequency(store: PostingsStore, term: string, own: UsagePostings | undefined): number {
+  return Math.max(documentFrequency(store, term), own?.docs.length ?? 0);
+}
+
+/** A term's idf in the store (the tools' own text), or 0 when no document holds it. */
+export function idfOf(store: PostingsStore, term: string): number {
+  const df = documentFrequency(store, term);
+  return df === 0 ? 0 : idf(store.docs, df);
 }
 
 /**
@@ -165,7 +192,8 @@ function weightedTf(fields: FieldTable, packed: number, doc: number): number {
 
 /**
  * The `limit` best documents for `terms`, best first; equal scores ordered by `tieKey` ascending.
- * Terms must already be analysed and de-duplicated (query.ts). `usage` gives each term's usage postings, if any.
+ * Terms must already be analysed and de-duplicated (query.ts). `usage` gives each term's usage postings, if any;
+ * a tool holding a word only in its usage field holds it (ownWords, wordBits), but does not name it (namedWords).
  */
 export function scoreTerms(
   store: PostingsStore,
@@ -183,13 +211,19 @@ export function scoreTerms(
   // depend on which segment (frozen or delta) holds an entry.
   let termIdf = 0;
   let termIsWord = false;
+  let termBits = 0;
+  let termKeyBits = 0;
   /** Whether the current term has usage postings, staged in `learned` until its text postings are read. */
   let staged = false;
+  /** `text`: whether the tool's own text holds the term (else only its usage field does). */
   const accumulate = (doc: number, tf: number, packed: number, text: boolean) => {
     if (doc >= scratch.length) {
       scratch = grown(scratch, doc);
       marked = grown(marked, doc);
       named = grown(named, doc);
+      own = grown(own, doc);
+      wordBits = grown(wordBits, doc);
+      synonymBits = grown(synonymBits, doc);
     }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
@@ -197,7 +231,12 @@ export function scoreTerms(
       touched[count++] = doc;
     }
     scratch[doc]! += termPart(termIdf, tf, params, text);
-    if (termIsWord && (packed & NAMING_MASK) !== 0) named[doc]!++;
+    if (termIsWord) {
+      own[doc]!++;
+      if ((packed & NAMING_MASK) !== 0) named[doc]!++;
+    }
+    wordBits[doc]! |= termBits;
+    synonymBits[doc]! |= termKeyBits;
   };
   const add = (doc: number, packed: number) => {
     let tf = weightedTf(fields, packed, doc);
@@ -207,21 +246,23 @@ export function scoreTerms(
     }
     accumulate(doc, tf, packed, true);
   };
-  for (const { term, weight, word } of terms) {
-    const own = usageWeight > 0 ? usage?.(term) : undefined;
-    const df = Math.max(documentFrequency(store, term), own?.docs.length ?? 0);
+  for (const { term, weight, word, bits, keyBits } of terms) {
+    const held = usageWeight > 0 ? usage?.(term) : undefined;
+    const df = frequency(store, term, held);
     if (df === 0) continue;
     termIdf = weight * idf(store.docs, df);
     termIsWord = word === true;
-    staged = own !== undefined;
-    if (own) stage(own, usageWeight);
+    termBits = bits ?? 0;
+    termKeyBits = keyBits ?? 0;
+    staged = held !== undefined;
+    if (held) stage(held, usageWeight);
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
     if (list) for (let i = 0; i < list.length; i += 2) add(list[i]!, list[i + 1]!);
     // Tools that hold the term only in their usage field.
-    if (own)
-      for (const doc of own.docs) {
+    if (held)
+      for (const doc of held.docs) {
         const tf = learned[doc]!;
         if (tf === 0) continue;
         learned[doc] = 0;
@@ -262,16 +303,22 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
     const internalId = touched[n]!;
     const score = scratch[internalId]!;
     const namedWords = named[internalId]!;
+    const ownWords = own[internalId]!;
+    const words = wordBits[internalId]!;
+    const synonyms = synonymBits[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
     named[internalId] = 0;
+    own[internalId] = 0;
+    wordBits[internalId] = 0;
+    synonymBits[internalId] = 0;
     if (limit <= 0) continue;
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
-      if (!better({ internalId, score, namedWords }, last, tieKey)) continue;
+      if (score <= last.score + SCORE_EPSILON && tieKey(internalId) >= tieKey(last.internalId)) continue;
     }
-    const item = { internalId, score, namedWords };
+    const item = { internalId, score, namedWords, ownWords, wordBits: words, synonymBits: synonyms };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);
@@ -280,53 +327,52 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
   return best;
 }
 
-/** Why one document scored what it did: each matched term's IDF, counts per field and share. */
+/**
+ * Why each of `internalIds` scored what it did: each matched term's IDF, counts per field and share. One pass
+ * over each term's postings serves every document asked about, so explaining 50 hits costs what scoring did.
+ */
 export function explainTerms(
   store: PostingsStore,
   terms: readonly QueryTerm[],
   params: Bm25fParams,
-  internalId: number,
+  internalIds: readonly number[],
   usage?: UsageLookup,
-): TermExplanation[] {
+): Map<number, TermExplanation[]> {
   ensureClean(store);
   const fields = fieldTable(store, params);
   const usageWeight = params.fields.usage.weight;
-  const out: TermExplanation[] = [];
+  const out = new Map<number, TermExplanation[]>(internalIds.map((id) => [id, []]));
   for (const { term, weight, via } of terms) {
-    const own = usageWeight > 0 ? usage?.(term) : undefined;
-    const at = own ? own.docs.indexOf(internalId) : -1;
-    const usageTf = at >= 0 ? own!.tfs[at]! : 0;
-    const packed = entryOf(store, term, internalId);
-    if (packed === undefined && usageTf === 0) continue;
-    const termIdf = idf(store.docs, Math.max(documentFrequency(store, term), own?.docs.length ?? 0));
-    const counts: TermExplanation["tf"] = {};
-    FIELDS.forEach((name, slot) => {
-      const count = ((packed ?? 0) >> fields[slot]!.shift) & TF_MAX;
-      if (count !== 0) counts[name] = count;
-    });
-    if (usageTf > 0) counts.usage = usageTf;
-    const tf = weightedTf(fields, packed ?? 0, internalId) + usageWeight * usageTf;
-    out.push({
-      term,
-      weight,
-      ...(via ? { via } : {}),
-      idf: termIdf,
-      tf: counts,
-      score: termPart(weight * termIdf, tf, params, packed !== undefined),
-    });
+    const held = usageWeight > 0 ? usage?.(term) : undefined;
+    const df = frequency(store, term, held);
+    if (df === 0) continue;
+    const termIdf = idf(store.docs, df);
+    const usageTf = (doc: number) => {
+      const at = held ? held.docs.indexOf(doc) : -1;
+      return at >= 0 ? held!.tfs[at]! : 0;
+    };
+    const explained = new Set<number>();
+    const explain = (doc: number, packed: number, text: boolean) => {
+      const parts = out.get(doc);
+      if (!parts || explained.has(doc)) return;
+      explained.add(doc);
+      const counts: TermExplanation["tf"] = {};
+      FIELDS.forEach((name, slot) => {
+        const count = (packed >> fields[slot]!.shift) & TF_MAX;
+        if (count !== 0) counts[name] = count;
+      });
+      const learnedTf = usageTf(doc);
+      if (learnedTf > 0) counts.usage = learnedTf;
+      let tf = weightedTf(fields, packed, doc);
+      if (learnedTf > 0) tf += usageWeight * learnedTf;
+      const part = { term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts };
+      parts.push({ ...part, score: termPart(weight * termIdf, tf, params, text) });
+    };
+    const t = frozenTerm(store, term);
+    if (t >= 0) forEachFrozen(store, t, (doc, packed) => explain(doc, packed, true));
+    const list = store.delta.get(term);
+    if (list) for (let i = 0; i < list.length; i += 2) explain(list[i]!, list[i + 1]!, true);
+    if (held) for (const doc of held.docs) explain(doc, 0, false);
   }
   return out;
-}
-
-/** The packed counts of `term` in one document, or undefined when the document lacks the term. */
-function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
-  let found: number | undefined;
-  const t = frozenTerm(store, term);
-  if (t >= 0)
-    forEachFrozen(store, t, (doc, packed) => {
-      if (doc === internalId) found = packed;
-    });
-  const list = store.delta.get(term);
-  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
-  return found;
 }

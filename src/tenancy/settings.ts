@@ -9,6 +9,38 @@ import { DEFAULT_HALF_LIFE_DAYS } from "../search/learning.ts";
 
 const weight = z.number().min(0).max(20);
 
+/**
+ * An origin as browsers send it in the Origin header (`https://app.example.com`, `http://localhost:3000`): scheme,
+ * host and a port other than the scheme's default, nothing else. Null for anything else (`null`, a path, a typo).
+ */
+export function normalizedOrigin(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether an Origin header's value is one of `allowed` (compared as normalised origins). */
+export function originAllowed(allowed: readonly string[], origin: string): boolean {
+  const normal = normalizedOrigin(origin);
+  return normal !== null && allowed.includes(normal);
+}
+
+const OriginSchema = z
+  .string()
+  .max(2048)
+  .refine(
+    (o) => normalizedOrigin(o) === o,
+    "an origin is scheme://host[:port] exactly as browsers send it: lower case, no path, no trailing slash, " +
+      "no default port (https://app.example.com)",
+  );
+/** At most this many entries in allowed_origins. */
+const MAX_ORIGINS = 100;
+const allowedOrigins = z.array(OriginSchema).max(MAX_ORIGINS, `at most ${MAX_ORIGINS} origins`);
+
 export const SettingsSchema = z
   .strictObject({
     matching_threshold: z
@@ -48,6 +80,13 @@ export const SettingsSchema = z
       .describe(
         "Per-field BM25F weights (name, server, description, params, keywords, usage); unset fields keep the defaults",
       ),
+    builtin_synonyms: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Expand queries with the built-in vocabulary of software capabilities (pr -> pull request, ticket ~ issue) " +
+          "at reduced weight; the tenant's own synonyms extend and override it",
+      ),
     learn_from_use: z
       .boolean()
       .default(true)
@@ -70,6 +109,12 @@ export const SettingsSchema = z
       })
       .default({ min_tools: 30, min_pct: 5, min_tokens: 50_000 })
       .describe("When the plan endpoint turns tool search on"),
+    allowed_origins: allowedOrigins
+      .default([])
+      .describe(
+        "Origins (scheme://host[:port]) whose pages may call this tenant. A request with an Origin header that is " +
+          "neither listed nor the service's own origin gets 403; requests without Origin (servers, CLIs) pass",
+      ),
   })
   .meta({
     id: "TenantSettings",
@@ -81,9 +126,11 @@ export const SettingsSchema = z
       default_defer: "auto",
       mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
+      builtin_synonyms: true,
       learn_from_use: true,
       learn_half_life_days: DEFAULT_HALF_LIFE_DAYS,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
+      allowed_origins: [],
     },
   });
 
@@ -116,6 +163,7 @@ export const SettingsPatchSchema = z
         >,
       )
       .optional(),
+    builtin_synonyms: z.boolean().optional(),
     learn_from_use: z.boolean().optional(),
     learn_half_life_days: z.number().min(1).max(3650).optional(),
     plan: z
@@ -125,6 +173,7 @@ export const SettingsPatchSchema = z
         min_tokens: z.number().int().min(0).optional(),
       })
       .optional(),
+    allowed_origins: allowedOrigins.optional().describe("Replaces the whole list; [] allows no other origin"),
   })
   .meta({
     id: "TenantSettingsPatch",

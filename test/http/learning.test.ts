@@ -51,6 +51,13 @@ async function learned(tenant: string, key: string, toolId = MERGE) {
   return r.body as { tool_id: string; credits: number; terms: { term: string; weight: number; tf: number }[] };
 }
 
+/**
+ * A tenant with the demo catalog of the session tests. The built-in thesaurus is off where a test needs words no tool
+ * matches before learning ("open a PR" finds the pull-request tools through it); the tests that compare rankings
+ * keep the defaults.
+ */
+const NO_THESAURUS = { builtin_synonyms: false };
+
 const QUERIES = ["open a PR", "merge pull request", "review the PR", "read a file", "weather in Paris", "pr"];
 
 /** Every query's answer at threshold 0, with explanations: scores, order, terms, idf. */
@@ -63,7 +70,7 @@ async function answers(tenant: string, key: string) {
 
 describe("learning from use", () => {
   it("credits the words of a turn's searches to the tool the session resolves, durably and searchably", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     const none = await search(tenant, key, { query: "open a PR", threshold: 0 });
     expect(none.body.results).toEqual([]);
 
@@ -90,7 +97,7 @@ describe("learning from use", () => {
   });
 
   it("one session only hints; sessions that agree make the words find the tool at the default threshold", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     await learn(tenant, key, ["open a PR"]);
     const hinted = await search(tenant, key, { query: "open a PR" });
     expect(hinted.body.results).toEqual([]);
@@ -102,7 +109,7 @@ describe("learning from use", () => {
   });
 
   it("credits each (session, turn, tool) once, after a search in the turn, at most 16 times a session", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     const id = await newSession(tenant, key);
     // Resolving with no search in the turn credits nothing.
     expect((await resolve(tenant, key, id, "core__ask_user")).status).toBe(200);
@@ -129,7 +136,7 @@ describe("learning from use", () => {
   });
 
   it("keeps a tool's strongest terms, at most TOOL_TERMS", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     const words = (prefix: string) =>
       Array.from({ length: 30 }, (_, i) => `${prefix}${String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26))}`);
     await learn(tenant, key, [[...words("zq"), "shared"].join(" "), [...words("zx"), "shared"].join(" ")]);
@@ -140,7 +147,7 @@ describe("learning from use", () => {
   });
 
   it("decays with the half-life; the alarm deletes what decayed away", async () => {
-    const { tenant, key } = await tenantWithCatalog({ learn_half_life_days: 10 });
+    const { tenant, key } = await tenantWithCatalog({ ...NO_THESAURUS, learn_half_life_days: 10 });
     await learn(tenant, key, ["open a PR"]);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 10 * DAY_MS);
@@ -249,7 +256,7 @@ describe("learning from use", () => {
   });
 
   it("a deleted tool forgets what it learned; a server replace keeps it for the tools that remain", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     await learn(tenant, key, ["open a PR"]);
     await learn(tenant, key, ["show the bugs"], "github::list_issues");
     const kept = (await learned(tenant, key)).terms;
@@ -275,7 +282,7 @@ describe("learning from use", () => {
   });
 
   it("counts tool_describe over MCP as use; a refused resolve credits nothing", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     const transport = new StreamableHTTPClientTransport(new URL(`http://tool-search.test/v1/tenants/${tenant}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
       fetch: (url, init) => exports.default.fetch(new Request(url, init)),
@@ -298,7 +305,7 @@ describe("learning from use", () => {
   });
 
   it("refuses what it cannot do, with a reason, and needs the admin scope", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     const path = `/v1/tenants/${tenant}/learned`;
     const unknown = await call("GET", `${path}?tool_id=github::nope`, { token: key });
     expect(unknown.status).toBe(404);
@@ -327,7 +334,7 @@ describe("learning from use", () => {
   });
 
   it("pages the tools that learned something, by id", async () => {
-    const { tenant, key } = await tenantWithCatalog();
+    const { tenant, key } = await tenantWithCatalog(NO_THESAURUS);
     for (const tool of [MERGE, "fs::read_file", "mail::send_email"]) await learn(tenant, key, ["do the thing"], tool);
     const first = await call("GET", `/v1/tenants/${tenant}/learned?limit=2`, { token: key });
     expect(first.body.tools.map((t: { tool_id: string }) => t.tool_id)).toEqual(["fs::read_file", MERGE]);

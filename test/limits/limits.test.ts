@@ -23,7 +23,9 @@ interface Tenant {
 type Case =
   /** `setup` brings the tenant to the edge of the limit; `request` then goes over it. */
   | { kind: "refusal"; setup?: (t: Tenant) => Promise<void>; request: (t: Tenant) => Promise<Reply> }
-  | { kind: "retention"; run: (t: Tenant) => Promise<void> };
+  | { kind: "retention"; run: (t: Tenant) => Promise<void> }
+  /** A bound on work: nothing is refused, `run` shows where the work stops. */
+  | { kind: "bound"; run: (t: Tenant) => Promise<void> };
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   server: "s",
@@ -108,6 +110,25 @@ const CASES: Record<LimitName, Case> = {
   max_query_chars: {
     kind: "refusal",
     request: (t) => post(t, "/search", { query: "x".repeat(limits.max_query_chars + 1) }),
+  },
+  max_query_terms: {
+    kind: "bound",
+    run: async (t) => {
+      const common = "alpha bravo charlie";
+      const batch = [
+        tool("target", { description: `${common} delta echo` }),
+        ...["a", "b", "c"].map((n) => tool(n, { description: common })),
+      ];
+      expect((await upsert(t.tenant, t.key, batch)).status).toBe(200);
+      // Six distinct words, twice the bound's share for words: the rarest in the catalog are kept (delta and echo,
+      // in one tool), then the query's order decides among equals (alpha); a word no tool has informs nothing.
+      const r = await post(t, "/search", { query: `foxtrot ${common} delta echo`, explain: true, threshold: 0 });
+      expect(r.status, r.text).toBe(200);
+      const target = r.body.results.find((x: { name: string }) => x.name === "target");
+      const terms = target.explain.terms.map((x: { term: string }) => x.term);
+      expect(terms.length).toBeLessThanOrEqual(limits.max_query_terms);
+      expect(terms.filter((x: string) => !x.includes(" ")).sort()).toEqual(["alpha", "delta", "echo"]);
+    },
   },
   max_results: {
     kind: "refusal",
@@ -247,9 +268,9 @@ describe("limits", () => {
       const t = await tenantWithKey();
       const { refusal } = limitInfo(name);
       expect(test.kind, "the case is of the kind the limits table declares").toBe(
-        refusal === "retention" ? "retention" : "refusal",
+        refusal === "retention" || refusal === "bound" ? refusal : "refusal",
       );
-      if (test.kind === "retention") return test.run(t);
+      if (test.kind !== "refusal") return test.run(t);
       await test.setup?.(t);
       const before = await stateFingerprint(t.tenant);
       const r = await test.request(t);
@@ -283,7 +304,7 @@ describe("limits", () => {
     expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
     expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({
       max_results: 7,
-      max_query_chars: 1_000,
+      max_query_chars: 16_384,
     });
   });
 });

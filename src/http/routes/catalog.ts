@@ -10,7 +10,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
 import { parseToolBatch, type ItemError } from "../../catalog/batch.ts";
-import { modelName, renderDefinition } from "../../catalog/render.ts";
+import { renderDefinition } from "../../catalog/render.ts";
 import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { limitNote } from "../../config/limits.ts";
@@ -123,7 +123,7 @@ function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
     tool_id: row.id,
     server: row.server,
     name: row.name,
-    model_name: modelName(row),
+    model_name: row.modelName,
     title: row.title,
     description: row.description,
     defer: row.defer,
