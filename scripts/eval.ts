@@ -27,6 +27,7 @@ import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } fro
 import { httpEngine } from "./eval/http.ts";
 import { CHOICES } from "./eval/choices.ts";
 import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
+import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/suggest.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
@@ -44,7 +45,11 @@ const HELP: CommandHelp = {
     "Retrieval quality of the search core beside MiniSearch and Orama defaults, on tool-retrieval sets in the " +
     "tools.jsonl / queries.jsonl format.",
   flags: {
-    data: { text: "one set: a folder in that format", default: "every set in ../shared/eval", value: "<dir>" },
+    data: {
+      text: "one set: a folder in that format",
+      default: "every set in ../shared/eval and eval/",
+      value: "<dir>",
+    },
     irrelevant: { text: "queries no tool answers, for the no-match rate", value: "<file>" },
     threshold: { text: "the matching threshold", default: "the service's, 1.5", value: "<n>" },
     sweep: "recall and no-match rate across thresholds",
@@ -54,12 +59,17 @@ const HELP: CommandHelp = {
     token: { text: "the operator token for --http", default: "$ADMIN_TOKEN", value: "<token>" },
     sample: { text: "every k-th query, N per file in all", default: "every query", value: "<N>" },
     "no-peers": "only the service, not MiniSearch and Orama",
+    loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
+    choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
+    suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
     learn: "learning from use: half of each set's queries replayed as sessions, the other half before and after",
   },
   examples: [
     "npm run eval",
     "npm run eval -- --data ../shared/eval/bfcl --sweep",
     "npm run eval -- --sample 200 --json",
+    "npm run eval -- --loso --choices thesaurus,coverage",
+    "npm run eval -- --suggest --sample 2000",
     "npm run eval -- --learn",
   ],
 };
@@ -78,6 +88,7 @@ const { values: args } = parseArgsWith(HELP)({
     "no-peers": { type: "boolean", default: false },
     loso: { type: "boolean", default: false },
     choices: { type: "string" },
+    suggest: { type: "boolean", default: false },
     learn: { type: "boolean", default: false },
   },
   strict: true,
@@ -279,6 +290,20 @@ const dirs = args.data
   ? [resolve(args.data)]
   : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
+if (args.suggest) {
+  const all: Record<string, SuggestFigures[]> = {};
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
+    const irrelevant = set.irrelevant.map((q) => q.query);
+    all[set.name] = suggestFigures(await toRows(tools), evalIds, queries, irrelevant);
+    console.log(`\n${suggestTable(set.name, all[set.name]!)}`);
+  }
+  if (args.json) console.log(JSON.stringify({ suggest: all }));
+  process.exit(0);
+}
 if (args.loso) {
   const sets: LosoSet[] = [];
   for (const dir of dirs) {

@@ -296,7 +296,8 @@ async function main(): Promise<number> {
       writeFileSync(join(out, "licenses", licenseFileName(entry.package)), license.text);
       tools += list.length;
       log(
-        `${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+        `${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ` +
+          `${((performance.now() - t0) / 1000).toFixed(1)}s`,
       );
     } catch (error) {
       failed.push(`${entry.server}: ${(error as Error).message}`);
