@@ -50,7 +50,7 @@ normalize? ([regex, replacement] pairs applied to the listed tools' strings),
 upstreamLicense? ({file, source}: licence text under licenses/upstream/ for a package that
 ships none), skip? (reason: listed, not run).`;
 
-export interface Entry {
+interface Entry {
   server: string;
   package: string;
   version: string;
