@@ -12,7 +12,7 @@
  * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
  * for a key replaces the built-in rule for the same key.
  *
- * Work is bounded whatever the query's length (a user's whole message may be 16 KB): at most
+ * Work is bounded whatever the query's length (a user's whole message may be 32 K characters): at most
  * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
  * by their rarity in the catalog, when there are more than half that many), then expansions, then
  * phrases.
