@@ -186,6 +186,14 @@ describe("the docs, read", () => {
     expect(broken).toEqual([]);
   });
 
+  it("the README's dependency tables say why each package of package.json is there", () => {
+    const pkg = JSON.parse(read("package.json")) as Record<string, Record<string, string>>;
+    const readme = read("README.md");
+    const listed = (name: string) => new RegExp(`^\\|[^|]*\`${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\``, "m");
+    const missing = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((n) => !listed(n).test(readme));
+    expect(missing).toEqual([]);
+  });
+
   it("blocks of commands are tagged sh, so that they run", () => {
     const untagged = PAGES.flatMap((page) => codeBlocks(page, read(page)))
       .filter((b) => !SHELL.has(b.lang) && b.lang !== "ts" && /^\s*(\$ |curl |npm |npx )/.test(b.text))
