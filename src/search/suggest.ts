@@ -20,7 +20,8 @@ export const SUGGEST_THRESHOLD = 3.5;
 export const SUGGEST_MAX = 3;
 const NEAR_BEST = 0.95;
 
-export interface SuggestOptions extends Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms"> {
+export interface SuggestOptions
+  extends Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms" | "day" | "halfLifeDays"> {
   max: number;
   threshold: number;
   /** Tools that must not be suggested (already active, or always loaded). */
