@@ -12,7 +12,7 @@
  *
  * At most `max` tools (tenant setting `suggest_max`, default 3; 0 turns suggestions off). Chit-chat ("thanks!",
  * "ok great") scores far below the threshold: its words are stop words or name nothing in a catalog. Chosen with
- * `npm run eval -- --suggest` (docs/quality.md).
+ * `npm run eval -- --suggest` (docs/suggestions.md).
  */
 import type { Hit, SearchOptions, ToolIndex } from "./tool-index.ts";
 
