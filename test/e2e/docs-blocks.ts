@@ -95,27 +95,32 @@ export type IllustrativeCheck =
  * (after the shown arguments, so that an unknown flag fails), a script made of several commands only has to exist,
  * and an assignment must set one of the variables the test provides. Other commands (`npm install`) are not run.
  */
+/** `NAME=value`, the value plain, quoted or a command substitution (whose `=` signs are not assignments). */
+const ASSIGNMENT = String.raw`([A-Za-z_]\w*)=(?:\$\([^)]*\)|'[^']*'|"[^"]*"|[^\s'"])*`;
+const ASSIGNMENTS = new RegExp(`^(export\\s+)?((?:${ASSIGNMENT.replace("(", "(?:")}\\s*)*)(.*)$`);
+
 export function illustrativeChecks(block: string, scripts: Record<string, string>): IllustrativeCheck[] {
   const checks: IllustrativeCheck[] = [];
   for (const shown of commands(block)) {
-    const assignment = /^(?:export\s+)?([A-Za-z_]\w*)=/.exec(shown);
-    if (assignment) {
-      checks.push({ kind: "variable", name: assignment[1]!, shown });
+    // `NAME=value` alone sets a variable; before a command (`ADMIN_TOKEN=$T npm run eval`) it is the command's.
+    const [, exported, prefix = "", rest = ""] = ASSIGNMENTS.exec(shown)!;
+    if (exported || rest === "") {
+      for (const [, name] of prefix.matchAll(new RegExp(ASSIGNMENT, "g")))
+        checks.push({ kind: "variable", name: name!, shown });
       continue;
     }
-    const npm = /^npm\s+(?:(start|test)|run\s+([\w:-]+))(.*)$/.exec(shown);
+    const npm = /^npm\s+(?:(start|test)|run\s+([\w:-]+))(.*)$/.exec(rest);
     if (npm) {
       const script = npm[1] ?? npm[2]!;
-      const rest = npm[3]!;
       if (scripts[script]?.includes("&&")) checks.push({ kind: "script-exists", script, shown });
       else {
-        const help = /(^|\s)--(\s|$)/.test(rest) ? `${shown} --help` : `${shown} -- --help`;
+        const help = /(^|\s)--(\s|$)/.test(npm[3]!) ? `${shown} --help` : `${shown} -- --help`;
         checks.push({ kind: "help", command: help, shown });
       }
       continue;
     }
-    if (/^npx\s/.test(shown)) {
-      checks.push({ kind: "help", command: `${shown.replace(/^npx\s+/, "npx --no-install ")} --help`, shown });
+    if (/^npx\s/.test(rest)) {
+      checks.push({ kind: "help", command: `${prefix}${rest.replace(/^npx\s+/, "npx --no-install ")} --help`, shown });
     }
   }
   return checks;

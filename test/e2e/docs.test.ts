@@ -219,7 +219,8 @@ describe("the docs, read", () => {
       "  npm run eval -- --sweep   # long",
       "  npm start && npm run check",
       "  npx wrangler login",
-      "  KEY=abc",
+      "  KEY=$(cat .wrangler/demo-key)   # the key",
+      "  ADMIN_TOKEN=$T npm run eval -- --http x",
       "  npm install",
       "  ```",
     ].join("\n");
@@ -231,7 +232,7 @@ describe("the docs, read", () => {
       { line: 5, status: null },
     ]);
     expect(shown).toMatchObject({ line: 13, illustrative: true });
-    expect(commands(shown.text)).toHaveLength(6);
+    expect(commands(shown.text)).toHaveLength(7);
     expect(
       illustrativeChecks(shown.text, { eval: "node scripts/eval.ts", start: "node s.ts", check: "a && b" }),
     ).toEqual([
@@ -239,7 +240,12 @@ describe("the docs, read", () => {
       { kind: "help", command: "npm start -- --help", shown: "npm start" },
       { kind: "script-exists", script: "check", shown: "npm run check" },
       { kind: "help", command: "npx --no-install wrangler login --help", shown: "npx wrangler login" },
-      { kind: "variable", name: "KEY", shown: "KEY=abc" },
+      { kind: "variable", name: "KEY", shown: "KEY=$(cat .wrangler/demo-key)" },
+      {
+        kind: "help",
+        command: "ADMIN_TOKEN=$T npm run eval -- --http x --help",
+        shown: "ADMIN_TOKEN=$T npm run eval -- --http x",
+      },
     ]);
     expect(slug("With the vendors' client-side tool search")).toBe("with-the-vendors-client-side-tool-search");
     expect(slug("`match` kinds: a table")).toBe("match-kinds-a-table");
