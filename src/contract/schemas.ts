@@ -14,6 +14,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
+import { HistoryFiguresSchema } from "./history-schemas.ts";
 
 export const ErrorSchema = z
   .looseObject({
@@ -110,6 +111,8 @@ const AUDIT_ACTIONS = [
   "server.replace",
   "server.delete",
   "tool.delete",
+  "catalog.rollback",
+  "catalog.restore",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -333,6 +336,9 @@ export const CatalogSchema = z
       })
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
+    history: HistoryFiguresSchema.describe(
+      "The catalog history kept for diff and rollback (GET .../catalog/revisions), and what it costs in storage",
+    ),
   })
   .meta({
     id: "Catalog",
@@ -353,6 +359,7 @@ export const CatalogSchema = z
         deferred_list: 402,
       },
       index: { source: "snapshot", tools: 22, ms: 3 },
+      history: { revisions: 15, oldest_revision: 0, tool_versions: 96, bytes: 88120 },
     },
   });
 export type Catalog = z.infer<typeof CatalogSchema>;

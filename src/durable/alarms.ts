@@ -10,7 +10,7 @@ const SNAPSHOT_DELAY_MS = 2_000;
 /** A planned alarm this far overdue is taken as lost and planned again. */
 const ALARM_OVERDUE_MS = 60_000;
 
-type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "transaction" | "setAlarm">;
+type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "history" | "transaction" | "setAlarm">;
 
 export class Alarms {
   private readonly tenant: Parts;
@@ -38,16 +38,19 @@ export class Alarms {
   }
 
   /**
-   * Writes the index snapshot if it is stale, ends expired sessions, and plans itself for the next
-   * session to expire. Alarms are delivered at least once: every step is safe to repeat.
+   * Writes the index snapshot if it is stale, ends expired sessions, prunes the catalog history retention no longer
+   * keeps (and backups nobody finished reading), and plans itself for the next of these duties. Alarms are delivered
+   * at least once: every step is safe to repeat.
    */
   async ring(): Promise<void> {
-    const { meta, index, sessionStore } = this.tenant;
+    const { meta, index, sessionStore, history } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
     if (index.needsSnapshot()) index.writeSnapshot();
-    this.tenant.transaction(() => sessionStore.deleteExpired(Date.now()));
-    const next = sessionStore.nextExpiry();
-    if (next !== null) await this.schedule(next);
+    const now = Date.now();
+    this.tenant.transaction(() => sessionStore.deleteExpired(now));
+    const pruned = this.tenant.transaction(() => history.prune(now));
+    const next = [sessionStore.nextExpiry(), pruned.again].filter((t) => t !== null);
+    if (next.length > 0) await this.schedule(Math.min(...next));
   }
 }

@@ -13,6 +13,7 @@ import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/set
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
+import type { CatalogDiff, RollbackResult } from "../contract/history-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionOptions, SessionView } from "../sessions/session.ts";
@@ -21,6 +22,7 @@ import type { ListEntry } from "../sessions/tool-list.ts";
 import { Access, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
+import { CatalogHistory, type RevisionRecord } from "./catalog-history.ts";
 import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
@@ -28,6 +30,7 @@ import { CatalogWrites } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
+import type { TenantParts } from "./tenant-parts.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
 import { SessionService, type SessionToolList } from "./session-service.ts";
@@ -36,28 +39,38 @@ import { TenantSettings } from "./tenant-settings.ts";
 
 export class TenantObject extends DurableObject<Env> {
   /** A field of its own (not only inside the services) so that fault-injection tests can reach the real row writer. */
-  private readonly repo: CatalogRepo;
+  private repo!: CatalogRepo;
   /** The key records `auth` caches, held here where a test can see that forged key ids never grow it. */
   private readonly keys = new Map<string, KeyRecord>();
-  private readonly auth: Access;
-  private readonly settings: TenantSettings;
-  private readonly auditLog: AuditLog;
-  private readonly alarms: Alarms;
-  private readonly writes: CatalogWrites;
-  private readonly reads: CatalogReads;
-  private readonly searches: SearchService;
-  private readonly sessions: SessionService;
+  /** The storage parts every service is built over (services hold caches: `wire` builds them afresh). */
+  private parts!: TenantParts;
+  private auth!: Access;
+  private settings!: TenantSettings;
+  private auditLog!: AuditLog;
+  private alarms!: Alarms;
+  private writes!: CatalogWrites;
+  private reads!: CatalogReads;
+  private searches!: SearchService;
+  private sessions!: SessionService;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.wire();
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage.sql));
+  }
+
+  /** Builds the services over this object's storage, with empty caches (at start, and after the tenant is erased). */
+  private wire(): void {
+    const ctx = this.ctx;
     const sql = ctx.storage.sql;
     const meta = new Meta(sql);
-    const config = () => loadConfig(env);
+    const config = () => loadConfig(this.env);
+    this.keys.clear();
     this.repo = new CatalogRepo(sql);
     this.auditLog = new AuditLog(sql, meta, () => config().limits);
-    const base = {
+    const base: TenantParts = {
       sql,
       meta,
       repo: this.repo,
@@ -66,10 +79,12 @@ export class TenantObject extends DurableObject<Env> {
       // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
       index: new IndexCache(sql, this.repo, meta, () => this.alarms.snapshotSoon()),
       auditLog: this.auditLog,
+      history: new CatalogHistory(sql, meta, () => config().limits),
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
       setAlarm: (at: number) => ctx.storage.setAlarm(at),
     };
+    this.parts = base;
     this.auth = new Access(base, this.keys);
     this.settings = new TenantSettings(base);
     this.alarms = new Alarms(base);
@@ -78,7 +93,6 @@ export class TenantObject extends DurableObject<Env> {
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
-    void ctx.blockConcurrencyWhile(async () => migrate(sql));
   }
 
   private async guarded<T>(
@@ -183,6 +197,48 @@ export class TenantObject extends DurableObject<Env> {
 
   async deleteTool(caller: Caller, id: string): Promise<Result<ToolBatchResult>> {
     return this.guarded(caller, "write", () => this.writes.deleteTool(caller, id));
+  }
+
+  /** Makes the catalog what it was at `revision`, as a new revision (410 when that revision is no longer kept). */
+  async rollback(caller: Caller, revision: number): Promise<Result<RollbackResult>> {
+    return this.guarded(caller, "write", () => this.writes.rollback(caller, revision));
+  }
+
+  // ---- catalog history ----------------------------------------------------------------------------
+
+  /** Revisions, newest first, with the current and the oldest kept. */
+  async revisions(
+    caller: Caller,
+    options: { before?: number | undefined; limit: number },
+  ): Promise<Result<{ revisions: RevisionRecord[]; more: boolean; current: number; oldest: number }>> {
+    return this.guarded(caller, "search", () => {
+      const { history, meta } = this.parts;
+      return ok({ ...history.page(options), current: meta.number("revision"), oldest: history.oldest() });
+    });
+  }
+
+  /** A page of what differs between two kept revisions (`to`: the current one when null). */
+  async diff(
+    caller: Caller,
+    options: { from: number; to: number | null; after: string | null; limit: number },
+  ): Promise<Result<CatalogDiff>> {
+    return this.guarded(caller, "search", () => {
+      const { history, meta } = this.parts;
+      const current = meta.number("revision");
+      const to = options.to ?? current;
+      const oldest = history.oldest();
+      for (const r of [options.from, to]) {
+        if (r > current)
+          return fail("not-found", `No revision ${r}: the catalog is at revision ${current}.`, {
+            current_revision: current,
+          });
+        if (r < oldest)
+          return fail("gone", `Revision ${r} is no longer kept; the oldest kept revision is ${oldest}.`, {
+            oldest_revision: oldest,
+          });
+      }
+      return ok(history.diff(options.from, to, options.after, options.limit));
+    });
   }
 
   // ---- catalog reads ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
  */
 import type { ServiceConfig } from "../config/env.ts";
 import type { AuditLog } from "./audit-log.ts";
+import type { CatalogHistory } from "./catalog-history.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
@@ -21,6 +22,7 @@ export interface TenantParts {
   sessionStore: SessionStore;
   index: IndexCache;
   auditLog: AuditLog;
+  history: CatalogHistory;
 
   /** The deployment's configuration, read when needed: a bad one fails the request that needs it. */
   config(): ServiceConfig;

@@ -23,6 +23,7 @@ import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
+import { registerHistoryRoutes } from "./routes/history.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
@@ -106,6 +107,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
+  registerHistoryRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
 
