@@ -5,7 +5,7 @@
  * audit trail check what is kept instead. A limit without a case fails the first test.
  */
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/env.ts";
 import { LIMIT_NAMES, limitInfo, limitsTable, type LimitName } from "../../src/config/limits.ts";
@@ -254,7 +254,67 @@ const CASES: Record<LimitName, Case> = {
       expect((await auditEntries(t)).map((e) => e.action)).toEqual(["settings.update"]);
     },
   },
+  history_max_revisions: {
+    kind: "retention",
+    run: async (t) => {
+      const writes = limits.history_max_revisions + 2;
+      for (let i = 0; i < writes; i++) expect((await upsert(t.tenant, t.key, [tool(`h${i}`)])).status).toBe(200);
+      await ringAlarm(t);
+      // The newest history_max_revisions revisions are kept, the older ones and their before-images are gone.
+      const oldest = writes - limits.history_max_revisions + 1;
+      const revisions = (await get(t, "/catalog/revisions")).body;
+      expect(revisions).toMatchObject({ current_revision: writes, oldest_revision: oldest });
+      expect(revisions.revisions).toHaveLength(limits.history_max_revisions);
+      expect(await historyRows(t)).toEqual(Array.from({ length: writes - oldest }, (_, i) => oldest + 1 + i));
+      const gone = await post(t, "/catalog/rollback", { revision: oldest - 1 });
+      expect(gone.status).toBe(410);
+      expect(gone.body).toMatchObject({ error: "gone", oldest_revision: oldest });
+      const back = await post(t, "/catalog/rollback", { revision: oldest });
+      expect(back.body).toMatchObject({ rolled_back_to: oldest, removed: writes - oldest });
+    },
+  },
+  history_max_age_days: {
+    kind: "retention",
+    run: async (t) => {
+      for (let i = 0; i < 3; i++) expect((await upsert(t.tenant, t.key, [tool(`a${i}`)])).status).toBe(200);
+      // Revisions 0-2 were made two windows ago, revision 3 now: revision 2 was the live catalog until just now, so
+      // it is kept; 0 and 1 were not live at any moment within the window.
+      const old = Date.now() - 2 * limits.history_max_age_days * 24 * 3600 * 1000;
+      const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE catalog_revisions SET at = ? WHERE revision < 3`, old);
+      });
+      await ringAlarm(t);
+      expect((await get(t, "/catalog/revisions")).body).toMatchObject({ current_revision: 3, oldest_revision: 2 });
+      expect((await post(t, "/catalog/rollback", { revision: 1 })).status).toBe(410);
+      expect((await post(t, "/catalog/rollback", { revision: 2 })).body).toMatchObject({ removed: 1 });
+      // Once every revision is older than the window, only the current one is kept.
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE catalog_revisions SET at = ?`, old);
+      });
+      await ringAlarm(t);
+      expect((await get(t, "/catalog/revisions")).body).toMatchObject({ current_revision: 4, oldest_revision: 4 });
+      expect(await historyRows(t)).toEqual([]);
+    },
+  },
 };
+
+/** Runs the tenant's alarm now (a catalog write has planned one). */
+async function ringAlarm(t: Tenant): Promise<void> {
+  const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+/** The revisions that have before-images in the history, each once, in order. */
+async function historyRows(t: Tenant): Promise<number[]> {
+  const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+  return runInDurableObject(stub, (_o, state) =>
+    state.storage.sql
+      .exec<{ revision: number }>(`SELECT DISTINCT revision FROM tool_history ORDER BY revision`)
+      .toArray()
+      .map((r) => r.revision),
+  );
+}
 
 describe("limits", () => {
   it("every limit has a case here, and docs/reliability.md holds the table of all of them", () => {
