@@ -183,3 +183,63 @@ export const HistoryFiguresSchema = z
     bytes: z.number().int().describe("What the kept history costs in storage (approximately, in bytes)"),
   })
   .meta({ id: "HistoryFigures" });
+
+// ---- tenants (the registry) -------------------------------------------------------------------------
+
+export const TenantListingSchema = z
+  .object({
+    id: z.string(),
+    created_at: z.string().nullable().describe("When the tenant was created (or restored)"),
+    tools: z.number().int().describe("Tools in its catalog (reported by the tenant a few seconds after its writes)"),
+    revision: z.number().int().describe("Its catalog revision, as last reported"),
+    last_write_at: z.string().nullable().describe("When its catalog last changed, as last reported"),
+  })
+  .meta({
+    id: "TenantListing",
+    example: {
+      id: "acme",
+      created_at: "2026-11-29T12:00:00.000Z",
+      tools: 1204,
+      revision: 37,
+      last_write_at: "2026-12-01T08:15:00.000Z",
+    },
+  });
+
+export const TenantPageSchema = z
+  .object({
+    tenants: z.array(TenantListingSchema).describe("By id"),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
+  })
+  .meta({ id: "TenantPage" });
+
+export function tenantListQuerySchema(limits: Limits) {
+  return z.object({
+    cursor: z.string().max(256).optional(),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(
+        limits.max_page_size,
+        `pages hold at most ${limits.max_page_size} tenants ${limitNote("max_page_size", limits)}`,
+      )
+      .default(Math.min(100, limits.max_page_size)),
+  });
+}
+
+const OperatorAuditEntrySchema = z
+  .object({
+    seq: z.number().int(),
+    at: z.string(),
+    action: z.enum(["tenant.create", "tenant.restore", "tenant.delete"]),
+    tenant: z.string(),
+    details: z.record(z.string(), z.unknown()).describe("Counts (tools erased, lines restored), never contents"),
+  })
+  .meta({ id: "OperatorAuditEntry" });
+
+export const OperatorAuditPageSchema = z
+  .object({
+    entries: z.array(OperatorAuditEntrySchema).describe("Newest first"),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: "OperatorAuditPage" });

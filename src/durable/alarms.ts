@@ -3,6 +3,7 @@
  * catalog writes settle, and ending expired sessions. A Durable Object has a single alarm, so the
  * planned time only ever moves earlier, and the alarm plans itself again for what remains.
  */
+import type { TenantReport } from "./registry.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
 /** After a catalog change, the snapshot is rewritten this long after the last write (writes batch up). */
@@ -10,7 +11,10 @@ const SNAPSHOT_DELAY_MS = 2_000;
 /** A planned alarm this far overdue is taken as lost and planned again. */
 const ALARM_OVERDUE_MS = 60_000;
 
-type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "history" | "transaction" | "setAlarm">;
+type Parts = Pick<
+  TenantParts,
+  "meta" | "repo" | "index" | "sessionStore" | "history" | "transaction" | "setAlarm" | "report"
+>;
 
 export class Alarms {
   private readonly tenant: Parts;
@@ -32,6 +36,36 @@ export class Alarms {
     await this.tenant.setAlarm(at);
   }
 
+  /** What this tenant tells the registry about itself. */
+  registryReport(): TenantReport {
+    const { meta, repo, history } = this.tenant;
+    if (!meta.tenantId()) return { exists: false, created_at: null, tools: 0, revision: 0, last_write_at: null };
+    const revision = meta.number("revision");
+    return {
+      exists: true,
+      created_at: meta.number("created_at"),
+      tools: repo.countTools(),
+      revision,
+      last_write_at: history.get(revision)?.at ?? null,
+    };
+  }
+
+  /**
+   * Reports to the registry when the catalog moved since the last report (or the registry never heard of this
+   * tenant). A failed report is tried again at the next alarm; the figures are a few seconds behind the writes.
+   */
+  private async reportIfChanged(): Promise<void> {
+    const { meta } = this.tenant;
+    const revision = meta.number("revision");
+    if (meta.get("reported_revision") === String(revision)) return;
+    try {
+      await this.tenant.report(this.registryReport());
+      meta.set("reported_revision", revision);
+    } catch (e) {
+      console.error(`registry report failed: ${e instanceof Error ? e.name : "error"}`);
+    }
+  }
+
   /** After a catalog change or a rebuild from rows: a snapshot soon, so the next cold start restores. */
   snapshotSoon(): void {
     void this.schedule(Date.now() + SNAPSHOT_DELAY_MS);
@@ -50,6 +84,7 @@ export class Alarms {
     const now = Date.now();
     this.tenant.transaction(() => sessionStore.deleteExpired(now));
     const pruned = this.tenant.transaction(() => history.prune(now));
+    await this.reportIfChanged();
     const next = [sessionStore.nextExpiry(), pruned.again].filter((t) => t !== null);
     if (next.length > 0) await this.schedule(Math.min(...next));
   }

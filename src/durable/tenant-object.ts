@@ -30,6 +30,7 @@ import { CatalogWrites } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
+import { registryOf, type TenantReport } from "./registry.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
@@ -58,7 +59,11 @@ export class TenantObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.wire();
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage.sql));
+    void ctx.blockConcurrencyWhile(async () => {
+      migrate(ctx.storage.sql);
+      // A tenant the registry has not heard from (made before the registry existed): it reports at its next alarm.
+      if (this.parts.meta.tenantId() && this.parts.meta.get("reported_revision") === null) this.alarms.snapshotSoon();
+    });
   }
 
   /** Builds the services over this object's storage, with empty caches (at start, and after the tenant is erased). */
@@ -83,6 +88,10 @@ export class TenantObject extends DurableObject<Env> {
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
       setAlarm: (at: number) => ctx.storage.setAlarm(at),
+      report: async (report) => {
+        const id = meta.tenantId();
+        if (id) await registryOf(this.env).report(id, report);
+      },
     };
     this.parts = base;
     this.auth = new Access(base, this.keys);
@@ -239,6 +248,27 @@ export class TenantObject extends DurableObject<Env> {
       }
       return ok(history.diff(options.from, to, options.after, options.limit));
     });
+  }
+
+  // ---- lifecycle (the registry and the operator's routes) -----------------------------------------
+
+  /** What the registry lists about this tenant (called by the registry and the Worker's tenant routes). */
+  async registryReport(): Promise<TenantReport> {
+    return this.alarms.registryReport();
+  }
+
+  /**
+   * Erases the tenant: every row (catalog, keys, settings, sessions, history, audit trail, index snapshot, learned
+   * terms), its alarm, and what this instance holds in memory. Its keys stop working at once. Safe to repeat.
+   */
+  async eraseTenant(): Promise<{ existed: boolean; tools: number }> {
+    const existed = this.parts.meta.tenantId() !== null;
+    const tools = existed ? this.parts.repo.countTools() : 0;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.wire();
+    migrate(this.ctx.storage.sql);
+    return { existed, tools };
   }
 
   // ---- catalog reads ------------------------------------------------------------------------------

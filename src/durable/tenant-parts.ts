@@ -12,6 +12,7 @@ import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { Meta } from "./meta.ts";
+import type { TenantReport } from "./registry.ts";
 import type { SessionStore } from "./session-store.ts";
 
 export interface TenantParts {
@@ -29,4 +30,6 @@ export interface TenantParts {
   /** The object's `transactionSync`: all of `work` is committed, or none of it. */
   transaction<T>(work: () => T): T;
   setAlarm(at: number): Promise<void>;
+  /** Tells the tenant registry this tenant's figures (tools, revision, last write). */
+  report(report: TenantReport): Promise<void>;
 }

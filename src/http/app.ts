@@ -24,6 +24,7 @@ import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
 import { registerHistoryRoutes } from "./routes/history.ts";
+import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
@@ -65,13 +66,15 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   });
   // Who is calling and whether they are within their rate limit come first: a request refused for
   // either costs no body read and no tenant work.
-  app.use("/v1/tenants", async (c, next) => {
+  const operatorOnly = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     await admit(c, await requireOperator(c, config));
     // No tenant, so no allowed_origins: only the service's own pages (and non-browser clients) get here.
     const origin = foreignOrigin(c.req.raw);
     if (origin !== null) refuse("forbidden", `Requests from pages of ${origin} may not manage tenants.`, { origin });
     await next();
-  });
+  };
+  app.use("/v1/tenants", operatorOnly);
+  app.use("/v1/operator/*", operatorOnly);
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant))
@@ -108,6 +111,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
   registerHistoryRoutes(app, config);
+  registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
 
