@@ -25,6 +25,7 @@ import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } fro
 import { httpEngine } from "./eval/http.ts";
 import { CHOICES } from "./eval/choices.ts";
 import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
+import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/suggest.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
@@ -57,12 +58,14 @@ const HELP: CommandHelp = {
     "no-peers": "only the service, not MiniSearch and Orama",
     loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
     choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
+    suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
   },
   examples: [
     "npm run eval",
     "npm run eval -- --data ../shared/eval/bfcl --sweep",
     "npm run eval -- --sample 200 --json",
     "npm run eval -- --loso --choices thesaurus,coverage",
+    "npm run eval -- --suggest --sample 2000",
   ],
 };
 
@@ -80,6 +83,7 @@ const { values: args } = parseArgsWith(HELP)({
     "no-peers": { type: "boolean", default: false },
     loso: { type: "boolean", default: false },
     choices: { type: "string" },
+    suggest: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -280,6 +284,20 @@ const dirs = args.data
   ? [resolve(args.data)]
   : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
+if (args.suggest) {
+  const all: Record<string, SuggestFigures[]> = {};
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
+    const irrelevant = set.irrelevant.map((q) => q.query);
+    all[set.name] = suggestFigures(await toRows(tools), evalIds, queries, irrelevant);
+    console.log(`\n${suggestTable(set.name, all[set.name]!)}`);
+  }
+  if (args.json) console.log(JSON.stringify({ suggest: all }));
+  process.exit(0);
+}
 if (args.loso) {
   const sets: LosoSet[] = [];
   for (const dir of dirs) {
