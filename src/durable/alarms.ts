@@ -1,20 +1,27 @@
 /**
  * The tenant object's one alarm, which serves every timed duty: writing the index snapshot once
- * catalog writes settle, and ending expired sessions. A Durable Object has a single alarm, so the
+ * catalog writes settle, ending expired sessions, and once a day, while tools have learned something,
+ * deleting learned terms that have decayed away. A Durable Object has a single alarm, so the
  * planned time only ever moves earlier, and the alarm plans itself again for what remains.
  */
 import type { TenantReport } from "./registry.ts";
+import { dayOf } from "../search/learning.ts";
 import type { TenantParts } from "./tenant-parts.ts";
+import type { TenantSettings } from "./tenant-settings.ts";
 
 /** After a catalog change, the snapshot is rewritten this long after the last write (writes batch up). */
 const SNAPSHOT_DELAY_MS = 2_000;
 /** A planned alarm this far overdue is taken as lost and planned again. */
 const ALARM_OVERDUE_MS = 60_000;
+/** While tools have learned something, the alarm comes back this often to prune what decayed away. */
+const PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
 
 type Parts = Pick<
   TenantParts,
-  "meta" | "repo" | "index" | "sessionStore" | "history" | "transaction" | "setAlarm" | "report"
->;
+  "meta" | "repo" | "index" | "sessionStore" | "learned" | "history" | "transaction" | "setAlarm" | "report"
+> & {
+  settings: TenantSettings;
+};
 
 export class Alarms {
   private readonly tenant: Parts;
@@ -72,20 +79,39 @@ export class Alarms {
   }
 
   /**
-   * Writes the index snapshot if it is stale, ends expired sessions, prunes the catalog history retention no longer
-   * keeps (and backups nobody finished reading), and plans itself for the next of these duties. Alarms are delivered
-   * at least once: every step is safe to repeat.
+   * Prunes decayed learned terms (once a day), writes the index snapshot if it is stale, ends expired sessions,
+   * prunes the catalog history retention no longer keeps (and backups nobody finished reading), and plans itself for
+   * the next of these duties (the next session to expire, the next day's pruning of learned terms). Alarms are
+   * delivered at least once: every step is safe to repeat.
    */
   async ring(): Promise<void> {
     const { meta, index, sessionStore, history } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
-    if (index.needsSnapshot()) index.writeSnapshot();
     const now = Date.now();
+    this.pruneLearned(now);
+    if (index.needsSnapshot()) index.writeSnapshot();
     this.tenant.transaction(() => sessionStore.deleteExpired(now));
     const pruned = this.tenant.transaction(() => history.prune(now));
     await this.reportIfChanged();
-    const next = [sessionStore.nextExpiry(), pruned.again].filter((t) => t !== null);
+    const prune = this.tenant.learned.counts().tools > 0 ? now + PRUNE_INTERVAL_MS : null;
+    const next = [sessionStore.nextExpiry(), pruned.again, prune].filter((t) => t !== null);
     if (next.length > 0) await this.schedule(Math.min(...next));
+  }
+
+  /**
+   * Deletes learned terms whose weight decayed below the floor (they already score nothing), at most once a day,
+   * and reloads the index's usage field from the rows when any went.
+   */
+  private pruneLearned(now: number): void {
+    const { meta, learned, index } = this.tenant;
+    const day = dayOf(now);
+    if (meta.number("learned_pruned_day") >= day) return;
+    const halfLife = this.tenant.settings.current().learn_half_life_days;
+    const pruned = this.tenant.transaction(() => {
+      meta.set("learned_pruned_day", day);
+      return learned.prune(day, halfLife);
+    });
+    if (pruned > 0) index.reloadLearned();
   }
 }

@@ -27,6 +27,7 @@ import { registerHistoryRoutes } from "./routes/history.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
+import { registerLearnedRoutes } from "./routes/learned.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
 
@@ -114,6 +115,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
+  registerLearnedRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
