@@ -95,6 +95,8 @@ export interface Example {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A body that is not JSON (a backup's NDJSON), sent as it is. */
+  raw?: { contentType: string; text: string };
   /** Statuses a valid request succeeds with. */
   ok: number[];
 }
@@ -267,6 +269,16 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     await call("POST", "/v1/tenants", { token: OPERATOR, body: { id } });
     return { params: { tenant: id }, ok: [204] };
   },
+  "GET /v1/tenants/{tenant}/backup": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
+  // The fixture's backup, restored under a new tenant id each time.
+  "POST /v1/tenants/{tenant}/restore": async (f) => {
+    const backup = await call("GET", `/v1/tenants/${f.tenant}/backup`, { token: OPERATOR });
+    return {
+      params: { tenant: uniqueTenant("restored") },
+      raw: { contentType: "application/x-ndjson", text: backup.text },
+      ok: [201],
+    };
+  },
   // This MCP server offers no server-initiated stream: a caller allowed in is told 405.
   "GET /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, ok: [405] }),
 };
@@ -302,7 +314,7 @@ export interface RawRequest {
   token?: string | null;
   headers?: Record<string, string>;
   contentType?: string;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | ReadableStream<Uint8Array>;
 }
 
 export interface RawReply {
@@ -339,6 +351,7 @@ export function exampleRequest(route: Route, example: Example, token: string | n
     token,
     ...(example.headers ? { headers: example.headers } : {}),
     ...(example.body === undefined ? {} : { contentType: "application/json", body: JSON.stringify(example.body) }),
+    ...(example.raw ? { contentType: example.raw.contentType, body: example.raw.text } : {}),
   };
 }
 

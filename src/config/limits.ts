@@ -110,8 +110,8 @@ export const LimitsSchema = z
       1024,
       100 * 1024 * 1024,
       "413 payload-too-large",
-      "A restore's NDJSON body, in bytes (streamed, never held whole; Cloudflare's own request limit is 100 MB " +
-        "on most plans)",
+      "A restore's NDJSON body (POST .../restore), in bytes: streamed, never held whole, each line at most " +
+        "`max_body_bytes`; Cloudflare's own request limit is 100 MB on most plans",
     ),
   })
   .strict();

@@ -22,7 +22,7 @@ const REVISION_ACTIONS = Object.keys(REVISION_ROUTES) as [RevisionAction, ...Rev
 
 const revisionNumber = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const RevisionSchema = z
+const RevisionSchema = z
   .object({
     revision: z.number().int(),
     at: z.string().describe("When the revision was made (ISO 8601)"),
@@ -186,7 +186,7 @@ export const HistoryFiguresSchema = z
 
 // ---- tenants (the registry) -------------------------------------------------------------------------
 
-export const TenantListingSchema = z
+const TenantListingSchema = z
   .object({
     id: z.string(),
     created_at: z.string().nullable().describe("When the tenant was created (or restored)"),

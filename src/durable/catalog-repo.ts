@@ -31,7 +31,7 @@ export const COLUMNS =
   "hash, vendor";
 const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
 
-export function fromSql(r: ToolSql): ToolRow {
+function fromSql(r: ToolSql): ToolRow {
   return {
     id: r.id,
     server: r.server,

@@ -23,7 +23,10 @@ import type { ListEntry } from "../sessions/tool-list.ts";
 import { Access, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
+import type { BackupHeader, RestoreRecord } from "../contract/backup.ts";
+import { TenantBackups, type PendingHeader } from "./backup.ts";
 import { CatalogHistory, type RevisionRecord } from "./catalog-history.ts";
+import { TenantRestore, type RestoreOutcome } from "./restore.ts";
 import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
@@ -57,6 +60,8 @@ export class TenantObject extends DurableObject<Env> {
   private reads!: CatalogReads;
   private searches!: SearchService;
   private sessions!: SessionService;
+  private backups!: TenantBackups;
+  private restores!: TenantRestore;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
 
@@ -109,6 +114,8 @@ export class TenantObject extends DurableObject<Env> {
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
+    this.backups = new TenantBackups(base, this.settings);
+    this.restores = new TenantRestore(base);
   }
 
   private async guarded<T>(
@@ -302,6 +309,89 @@ export class TenantObject extends DurableObject<Env> {
     return { existed, tools };
   }
 
+  // ---- backup and restore -------------------------------------------------------------------------
+
+  /** Opens a backup of the tenant as it is now: its id, and its header but the checksum. */
+  async backupBegin(caller: Caller): Promise<Result<{ id: string; header: PendingHeader }>> {
+    return this.guarded(caller, "admin", async () => {
+      const opened = this.backups.begin(Date.now());
+      const expiry = this.backups.nextExpiry();
+      if (expiry !== null) await this.alarms.schedule(expiry + 1);
+      return ok(opened);
+    });
+  }
+
+  /** A page of an open backup's lines; the same cursor gives the same lines while it is open. */
+  async backupPage(
+    caller: Caller,
+    id: string,
+    cursor: string | null,
+  ): Promise<Result<{ lines: string[]; next: string | null }>> {
+    return this.guarded(caller, "admin", () => this.backups.page(id, cursor, Date.now()));
+  }
+
+  async backupEnd(caller: Caller, id: string): Promise<Result<null>> {
+    return this.guarded(caller, "admin", () => {
+      this.backups.end(id);
+      return ok(null);
+    });
+  }
+
+  /**
+   * Starts a restore into this tenant, which must not exist yet or be empty (operator only). A restore already in
+   * progress here is replaced: its next batch is refused.
+   */
+  async restoreBegin(caller: Caller, header: BackupHeader): Promise<Result<{ restoreId: string }>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    const begun = this.restores.begin(header, Date.now());
+    if (begun.ok) await this.planRestoreCleanup();
+    return begun;
+  }
+
+  /** Stages a batch of checked lines; nothing of the tenant changes until the commit. */
+  async restoreAppend(caller: Caller, restoreId: string, records: RestoreRecord[]): Promise<Result<null>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    return this.restores.append(restoreId, records, Date.now());
+  }
+
+  /**
+   * Moves a restore whose stream the Worker has verified (checksum, counts) into place, in one transaction; the
+   * tenant then exists (or is no longer empty) and serves, its index built from the restored rows.
+   */
+  async restoreCommit(caller: Caller, restoreId: string, tenantId: string): Promise<Result<RestoreOutcome>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    const committed = this.restores.commit(restoreId, tenantId, Date.now());
+    if (!committed.ok) return committed;
+    this.wire(); // settings, synonyms, keys and the index as restored, not as cached before
+    this.alarms.snapshotSoon();
+    return committed;
+  }
+
+  /** Drops a restore (refused, or its client gone): a tenant that did not exist holds nothing afterwards. */
+  async restoreAbort(caller: Caller, restoreId: string): Promise<void> {
+    if (caller.kind !== "operator") return;
+    this.restores.abort(restoreId);
+    await this.forgetIfNothing();
+  }
+
+  /** A restore that stops being fed is dropped by the alarm. */
+  private async planRestoreCleanup(): Promise<void> {
+    const at = this.restores.staleAt();
+    if (at === null) return;
+    const planned = await this.ctx.storage.getAlarm();
+    if (planned === null || planned > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** An object whose tenant does not exist and that stages nothing holds nothing: its storage is emptied. */
+  private async forgetIfNothing(): Promise<void> {
+    if (this.parts.meta.tenantId() === null && this.restores.staleAt() === null) {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.wire();
+      migrate(this.ctx.storage.sql);
+    }
+  }
+
   // ---- catalog reads ------------------------------------------------------------------------------
 
   async listTools(caller: Caller, options: PageOptions): Promise<Result<{ tools: ToolRow[]; more: boolean }>> {
@@ -426,6 +516,13 @@ export class TenantObject extends DurableObject<Env> {
   // ---- alarm --------------------------------------------------------------------------------------
 
   override async alarm(): Promise<void> {
-    return this.alarms.ring();
+    const now = Date.now();
+    if (this.restores.dropStale(now)) await this.forgetIfNothing();
+    else await this.planRestoreCleanup();
+    if (!this.parts.meta.tenantId()) return;
+    this.parts.transaction(() => this.backups.dropExpired(now));
+    await this.alarms.ring();
+    const expiry = this.backups.nextExpiry();
+    if (expiry !== null) await this.alarms.schedule(expiry + 1);
   }
 }

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { limitNote } from "../config/limits.ts";
 import type { ApiError } from "../errors.ts";
 import { callerFor, isAuthenticated, requireOperator, type Authenticated } from "./auth.ts";
-import { bodyGuard } from "./body-guard.ts";
+import { bodyGuard, streamsItsBody } from "./body-guard.ts";
 
 import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
@@ -23,6 +23,7 @@ import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
+import { registerBackupRoutes } from "./routes/backup.ts";
 import { registerHistoryRoutes } from "./routes/history.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
@@ -87,21 +88,20 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     if (origin !== null) expectOk(await c.get("tenant").admitOrigin(c.get("caller"), origin));
     await next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: config.limits.max_body_bytes,
-      onError: (c) =>
-        sendError(
-          c,
-          errorBody(
-            "payload-too-large",
-            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
-              `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
-          ),
+  const limitBody = bodyLimit({
+    maxSize: config.limits.max_body_bytes,
+    onError: (c) =>
+      sendError(
+        c,
+        errorBody(
+          "payload-too-large",
+          `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
+            `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
         ),
-    }),
-  );
+      ),
+  });
+  // A restore's body is a stream bounded by max_restore_bytes, checked line by line as it is read (http/restore.ts).
+  app.use("*", (c, next) => (streamsItsBody(c.req.method, c.req.path) ? next() : limitBody(c, next)));
   app.use("*", bodyGuard(config.limits));
 
   app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
@@ -112,6 +112,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
   registerHistoryRoutes(app, config);
+  registerBackupRoutes(app, config);
   registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);

@@ -113,7 +113,7 @@ describe("a rollback of a 10,000-tool catalog and faults", () => {
     expect(hit.body.results[0].description).toContain("(v1)");
   }, 60_000);
 
-  it("a failure inside its transaction (after every row is written) leaves nothing, and the object keeps working", async () => {
+  it("a failure inside its transaction (every row written) leaves nothing; the object keeps working", async () => {
     const { tenant, key, at1, at2 } = await churned();
     await runInDurableObject(stubOf(tenant), (instance: TenantObject) => {
       const repo = (instance as unknown as { repo: { insertStored: (...args: unknown[]) => void } }).repo;

@@ -45,7 +45,7 @@ async function catalogState(tenant: string, key: string) {
 }
 
 describe("catalog history: the issue's check", () => {
-  it("an empty-list replace of a 50-tool server, rolled back: the same catalog, field for field, and search", async () => {
+  it("an empty-list replace of a 50-tool server, rolled back: the same catalog, field for field, search", async () => {
     const { tenant, key } = await tenantWithKey();
     const put = await call("PUT", `/v1/tenants/${tenant}/servers/github/tools`, {
       token: key,

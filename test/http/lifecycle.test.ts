@@ -78,12 +78,19 @@ describe("GET /v1/tenants", () => {
 });
 
 describe("DELETE /v1/tenants/{tenant}", () => {
-  it("erases everything: afterwards every route is 404, its keys 401, it is unlisted, and it comes back empty", async () => {
+  it("erases everything: then every route is 404, its keys 401, it is unlisted, and it comes back empty", async () => {
     const { tenant, key } = await tenantWithKey({ default_max_results: 7 });
     await upsert(tenant, key, [{ server: "s", ...mcpTool("read_file", "Read a file") }]);
     await call("PUT", `/v1/tenants/${tenant}/synonyms`, { token: key, body: { synonyms: { doc: ["file"] } } });
     await call("POST", `/v1/tenants/${tenant}/sessions`, { token: key, body: { session_id: "chat" } });
     await search(tenant, key, { query: "read file", session_id: "chat" });
+    // The session resolves the tool it found: the tool learns the search's words (learning from use).
+    const resolved = await call("POST", `/v1/tenants/${tenant}/sessions/chat/resolve`, {
+      token: key,
+      body: { name: "s::read_file" },
+    });
+    expect(resolved.status, resolved.text).toBe(200);
+    expect((await call("GET", `/v1/tenants/${tenant}/learned`, { token: key })).body.tools).toHaveLength(1);
     expect(await runDurableObjectAlarm(stubOf(tenant))).toBe(true); // snapshot written, registry told
     expect((await listed()).has(tenant)).toBe(true);
     expect((await storageOf(tenant)).alarm).not.toBeNull(); // the session's expiry
@@ -126,6 +133,7 @@ describe("DELETE /v1/tenants/{tenant}", () => {
     expect((await call("GET", `/v1/tenants/${tenant}/sessions/chat`, { token: OPERATOR })).status).toBe(404);
     expect((await search(tenant, OPERATOR, { query: "read file" })).body.results).toEqual([]);
     expect((await search(tenant, key, { query: "read file" })).status).toBe(401);
+    expect((await call("GET", `/v1/tenants/${tenant}/learned`, { token: OPERATOR })).body.tools).toEqual([]);
     const trail = (await call("GET", `/v1/tenants/${tenant}/audit`, { token: OPERATOR })).body.entries;
     expect(trail.map((e: { action: string }) => e.action)).toEqual(["tenant.create"]);
     expect((await listed()).get(tenant)).toMatchObject({ tools: 0 });

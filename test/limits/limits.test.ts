@@ -11,7 +11,8 @@ import { ConfigError, loadConfig } from "../../src/config/env.ts";
 import { LIMIT_NAMES, limitInfo, limitsTable, type LimitName } from "../../src/config/limits.ts";
 import reliabilityDoc from "../../docs/reliability.md?raw";
 import { call, createKey, mcpTool, OPERATOR, tenantWithKey, upsert, type Reply } from "../helpers.ts";
-import { stateFingerprint } from "../routes.ts";
+import { BackupChecksum } from "../../src/contract/backup.ts";
+import { send, stateFingerprint } from "../routes.ts";
 
 const limits = loadConfig(env).limits;
 
@@ -273,6 +274,11 @@ const CASES: Record<LimitName, Case> = {
       expect(back.body).toMatchObject({ rolled_back_to: oldest, removed: writes - oldest });
     },
   },
+  // The body of a restore: a backup of one byte more than the bound (the exact bound restores: a test below).
+  max_restore_bytes: {
+    kind: "refusal",
+    request: async (t) => restoreBody(t.tenant, await backupOfSize(limits.max_restore_bytes + 1)),
+  },
   history_max_age_days: {
     kind: "retention",
     run: async (t) => {
@@ -298,6 +304,27 @@ const CASES: Record<LimitName, Case> = {
     },
   },
 };
+
+/** A valid backup of a one-tool tenant, made exactly `bytes` long by spaces inside its settings line. */
+async function backupOfSize(bytes: number): Promise<string> {
+  const t = await tenantWithKey();
+  expect((await upsert(t.tenant, t.key, [tool("one")])).status).toBe(200);
+  const text = (await call("GET", path(t, "/backup"), { token: t.key })).text;
+  const [header, ...lines] = text.trimEnd().split("\n");
+  const size = (ls: string[]) => new TextEncoder().encode(`${[header, ...ls].join("\n")}\n`).length;
+  const pad = bytes - size(lines);
+  expect(pad).toBeGreaterThanOrEqual(0);
+  const padded = lines.map((l) => (l.startsWith('{"type":"settings"') ? `{${" ".repeat(pad)}${l.slice(1)}` : l));
+  const checksum = new BackupChecksum();
+  for (const l of padded) checksum.add(l);
+  const out = `${[JSON.stringify({ ...JSON.parse(header!), checksum: checksum.digest() }), ...padded].join("\n")}\n`;
+  expect(new TextEncoder().encode(out).length).toBe(bytes);
+  return out;
+}
+
+function restoreBody(tenant: string, body: string): Promise<Reply> {
+  return send({ method: "POST", path: `/v1/tenants/${tenant}/restore`, token: OPERATOR, body });
+}
 
 /** Runs the tenant's alarm now (a catalog write has planned one). */
 async function ringAlarm(t: Tenant): Promise<void> {
@@ -341,6 +368,33 @@ describe("limits", () => {
       expect(await stateFingerprint(t.tenant), "a refusal wrote").toBe(before);
     });
   }
+
+  it("max_restore_bytes: a backup of exactly the bound restores; one byte more is refused, streamed too", async () => {
+    const exact = await backupOfSize(limits.max_restore_bytes);
+    const fresh = `r-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const restored = await restoreBody(fresh, exact);
+    expect(restored.status, restored.text).toBe(201);
+    expect(restored.body.restored).toMatchObject({ tools: 1 });
+    // Streamed (no Content-Length): refused once the bytes read pass the bound, with nothing written.
+    const over = new TextEncoder().encode(await backupOfSize(limits.max_restore_bytes + 1));
+    const other = `r-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const before = await stateFingerprint(other);
+    const streamed = await send({
+      method: "POST",
+      path: `/v1/tenants/${other}/restore`,
+      token: OPERATOR,
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < over.length; i += 1000) c.enqueue(over.slice(i, i + 1000));
+          c.close();
+        },
+      }),
+    });
+    expect(streamed.status, streamed.text).toBe(413);
+    expect(streamed.body).toMatchObject({ error: "payload-too-large", limit: "max_restore_bytes" });
+    expect(await stateFingerprint(other)).toBe(before);
+    expect((await call("GET", `/v1/tenants/${other}/catalog`, { token: OPERATOR })).status).toBe(404);
+  });
 
   it("a key revoked to make room frees its place at once; revoked keys are kept up to the same number", async () => {
     const t = await tenantWithKey();
