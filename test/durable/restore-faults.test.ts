@@ -155,7 +155,7 @@ describe("a restore of a 3,000-tool backup and faults", () => {
     await all(copy, key);
   }, 60_000);
 
-  it("a restore nobody finishes (the Worker gone too) is dropped by the object's alarm: it holds nothing again", async () => {
+  it("a restore nobody finishes (the Worker gone too) is dropped by the alarm: the object holds nothing", async () => {
     const source = await backedUp();
     const copy = uniqueTenant("stale");
     const stub = stubOf(copy) as unknown as TenantObject;
