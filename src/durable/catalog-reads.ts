@@ -81,6 +81,7 @@ export class CatalogReads {
       servers: this.tenant.repo.servers(),
       tokens: { tokenizer: TOKENIZER, ...totals.tokens },
       index: this.tenant.index.lastLoad,
+      snapshot: this.tenant.index.snapshotInfo(),
       history: this.tenant.history.stats(),
     });
   }

@@ -5,7 +5,7 @@
  * corrupt or truncated backup is refused with what was wrong and nothing written.
  */
 import { env } from "cloudflare:workers";
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/env.ts";
 import { BackupChecksum } from "../../src/contract/backup.ts";
@@ -172,6 +172,11 @@ describe("backup and restore: the issue's check", () => {
     expect(restored.body.keys).toContain(`tsk_${copy}_<key id>_<secret>`);
 
     expect(await everything(copy, OPERATOR)).toEqual(before);
+    // The restore asked for an index snapshot: the alarm writes it, and GET .../catalog reports it.
+    expect(await runDurableObjectAlarm(stubOf(copy))).toBe(true);
+    const snapshot = (await call("GET", `/v1/tenants/${copy}/catalog`, { token: OPERATOR })).body.snapshot;
+    expect(snapshot).toMatchObject({ revision: restored.body.revision, current: true });
+    expect(snapshot.bytes).toBeGreaterThan(1000);
     // The same after the object forgets its memory (index rebuilt from the restored rows, then its snapshot).
     await evictDurableObject(stubOf(copy));
     expect(await everything(copy, OPERATOR)).toEqual(before);
