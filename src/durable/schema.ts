@@ -67,6 +67,12 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE learned_terms (
        tool_id TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool_id, term)) WITHOUT ROWID`,
   ],
+  // Suggestions (issue 11): the last turn whose user message was ranked (a retried turn does not suggest again), and
+  // which activations a message suggested (only those learn the message's words when resolved in their turn).
+  [
+    `ALTER TABLE sessions ADD COLUMN message_turn INTEGER`,
+    `ALTER TABLE session_activations ADD COLUMN suggested INTEGER NOT NULL DEFAULT 0`,
+  ],
   // Catalog history (issue 14): one row per catalog revision, and what each revision replaced (before-images of the
   // tools and servers it changed; `present` 0: it did not exist), so any kept revision can be rebuilt. A tenant that
   // existed before history starts it at its current revision. `*_scratch` tables hold a rollback's plan and a

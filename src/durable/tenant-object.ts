@@ -13,7 +13,7 @@ import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/set
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
-import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
+import type { Plan, PlanRequest, TurnMessage } from "../contract/session-schemas.ts";
 import type { CatalogDiff, RollbackResult } from "../contract/history-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
@@ -40,7 +40,7 @@ import { registryOf, type TenantReport } from "./registry.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
-import { SessionService, type SessionToolList } from "./session-service.ts";
+import { SessionService, type SessionAnswer, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 import { TenantSettings } from "./tenant-settings.ts";
 
@@ -452,8 +452,9 @@ export class TenantObject extends DurableObject<Env> {
     caller: Caller,
     options: SessionOptions,
     tools: SessionTool[] | null,
-  ): Promise<Result<{ created: boolean; session: SessionView }>> {
-    return this.guarded(caller, "search", () => this.sessions.create(options, tools));
+    turn: TurnMessage = {},
+  ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
+    return this.guarded(caller, "search", () => this.sessions.create(options, tools, turn));
   }
 
   /**
@@ -478,9 +479,14 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "search", () => this.sessions.delete(sessionId));
   }
 
-  /** Starts the next turn: the search count starts again from 0. */
-  async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested));
+  /** Starts the next turn: the search count starts again from 0; a message loads the tools it suggests. */
+  async startTurn(
+    caller: Caller,
+    sessionId: string,
+    requested?: number,
+    turn: TurnMessage = {},
+  ): Promise<Result<SessionAnswer>> {
+    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested, turn));
   }
 
   /**
