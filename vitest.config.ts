@@ -52,6 +52,9 @@ export const TEST_LIMITS = {
   max_suggestions: 2,
   audit_max_entries: 100,
   audit_max_age_days: 1,
+  history_max_revisions: 4,
+  history_max_age_days: 1,
+  max_restore_bytes: 4096,
 };
 
 /** A project of tests inside the Workers runtime, against real Durable Objects (wrangler.toml's bindings). */
