@@ -268,7 +268,8 @@ describe("the docs' code blocks, against wrangler dev with the demo tenant", () 
     await operator.createTenant({ id: DEMO_TENANT });
     const { key } = await operator.tenant(DEMO_TENANT).keys.create({ scopes: ["search", "write", "admin"] });
     await uploadDemoCatalog(new ToolSearchClient({ url: worker.url, token: key }).tenant(DEMO_TENANT));
-    env = { ...env0(), URL: worker.url, KEY: key, OP: worker.adminToken };
+    // TMPDIR: what a page writes to a temporary file stays in the scratch folder, removed at the end.
+    env = { ...env0(), URL: worker.url, KEY: key, OP: worker.adminToken, TMPDIR: scratch };
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
   });
