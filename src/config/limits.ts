@@ -9,8 +9,17 @@
  */
 import { z } from "zod";
 
-/** How a request over a limit is answered; retention limits refuse nothing, they bound what is kept. */
-export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention";
+/**
+ * How a request over a limit is answered. Some limits refuse nothing: retention bounds what is kept, `oldest dropped`
+ * makes room for the new by dropping the oldest, `rest counted` lists that many and counts the others.
+ */
+export type Refusal =
+  | "400 invalid-request"
+  | "409 conflict"
+  | "413 payload-too-large"
+  | "retention"
+  | "oldest dropped"
+  | "rest counted";
 
 const limit = (min: number, fallback: number, refusal: Refusal, description: string) =>
   z.number().int().min(min).default(fallback).meta({ description, refusal });
@@ -20,7 +29,18 @@ export const LimitsSchema = z
     // ---- one request ----------------------------------------------------------------------------
     max_body_bytes: limit(1024, 16 * 1024 * 1024, "413 payload-too-large", "Request body, in bytes"),
     max_json_depth: limit(8, 64, "400 invalid-request", "Nesting depth of any JSON request body"),
-    max_tools_per_batch: limit(1, 20_000, "413 payload-too-large", "Tools in one upsert or replace request"),
+    max_tools_per_batch: limit(
+      1,
+      20_000,
+      "413 payload-too-large",
+      "Tools in one upsert or replace request (an NDJSON body is read no further than this many lines plus one)",
+    ),
+    max_listed_errors: limit(
+      1,
+      20,
+      "rest counted",
+      "Entries of an error list (bad tools of a batch, bad NDJSON lines, validation issues); the rest are counted",
+    ),
     // ---- one tool -------------------------------------------------------------------------------
     max_description_bytes: limit(64, 16 * 1024, "400 invalid-request", "A tool description, in UTF-8 bytes"),
     max_title_chars: limit(1, 256, "400 invalid-request", "A tool title, in characters"),
@@ -65,21 +85,46 @@ export const LimitsSchema = z
       "409 conflict",
       "Live sessions a tenant may hold (expired ones do not count)",
     ),
+    max_sessions_per_key: limit(
+      1,
+      1_000,
+      "409 conflict",
+      "Live sessions one key may hold (the operator's count only toward the tenant's)",
+    ),
     max_synonyms: limit(0, 500, "400 invalid-request", "Keys of a tenant's synonym map (PUT .../synonyms)"),
     max_synonym_expansions: limit(1, 10, "400 invalid-request", "Expansions per synonym key"),
     // ---- one session ----------------------------------------------------------------------------
     max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
     max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
+    max_activated_tools: limit(
+      1,
+      200,
+      "oldest dropped",
+      "Tools a session's searches keep activated (at least max_results); past it the oldest activations are " +
+        "dropped, never a tool the search just found",
+    ),
     // ---- audit trail ----------------------------------------------------------------------------
     audit_max_entries: limit(
       100,
       10_000,
       "retention",
-      "Audit entries kept per tenant; older ones are dropped as new ones are written",
+      "Audit entries (other than key events) kept per tenant; older ones are dropped as new ones are written",
     ),
     audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
+    audit_max_key_entries: limit(
+      10,
+      10_000,
+      "retention",
+      "Key events (key.create, key.revoke) kept per tenant, apart from audit_max_entries",
+    ),
+    audit_key_max_age_days: limit(1, 365, "retention", "Days a key event is kept in the audit trail"),
   })
-  .strict();
+  .strict()
+  // Every tool one search finds must stay activated: a session keeps at least as many as a search returns.
+  .refine((l) => l.max_activated_tools >= l.max_results, {
+    message: "max_activated_tools must be at least max_results",
+    path: ["max_activated_tools"],
+  });
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type LimitName = keyof Limits;

@@ -104,6 +104,7 @@ const AUDIT_ACTIONS = [
   "tenant.create",
   "key.create",
   "key.revoke",
+  "sessions.purge",
   "settings.update",
   "synonyms.replace",
   "tools.upsert",

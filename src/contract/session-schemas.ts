@@ -77,6 +77,13 @@ export const SessionSchema = z
         "When set, a search this many seconds after the previous one starts the next turn by " +
           "itself (MCP sessions); null: turns start only when asked",
       ),
+    owner: z
+      .string()
+      .nullable()
+      .describe(
+        "Who created it: `key:<key id>` or `operator`. Only that key (and admin keys, the operator) can see or use " +
+          "the session; null for sessions made before sessions had owners",
+      ),
   })
   .meta({
     id: "Session",
@@ -96,6 +103,7 @@ export const SessionSchema = z
       inline_unresolved: [],
       deferred_tool_loading: false,
       turn_idle_seconds: null,
+      owner: "key:k3x9q2mzt7ab",
     },
   });
 

@@ -5,6 +5,11 @@
  *
  * Methods return Result values instead of throwing, so that an expected refusal (404, 409...)
  * crosses the RPC boundary intact; a throw means a bug and becomes a 500 without detail.
+ *
+ * An object whose tenant was never created writes nothing: no schema, no row, no alarm. Its
+ * constructor only looks whether the schema is there, and every call is refused (404 for the
+ * operator, 401 for a key) before any table is read, so a forged key naming a tenant that does not
+ * exist leaves no storage behind.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
@@ -15,10 +20,10 @@ import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
-import type { SessionOptions, SessionView } from "../sessions/session.ts";
+import type { SessionActor, SessionOptions, SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import type { ListEntry } from "../sessions/tool-list.ts";
-import { Access, type KeyRecord } from "./access.ts";
+import { Access, type Grant, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
 import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads.ts";
@@ -28,7 +33,7 @@ import { CatalogWrites } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
-import { migrate } from "./schema.ts";
+import { migrate, schemaExists } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
 import { SessionService, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
@@ -49,6 +54,8 @@ export class TenantObject extends DurableObject<Env> {
   private readonly sessions: SessionService;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
+  /** Whether the tenant was created (its schema exists); until then nothing is read or written. */
+  private exists = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -78,21 +85,33 @@ export class TenantObject extends DurableObject<Env> {
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
-    void ctx.blockConcurrencyWhile(async () => migrate(sql));
+    void ctx.blockConcurrencyWhile(async () => {
+      this.exists = schemaExists(sql);
+      if (this.exists) migrate(sql);
+    });
   }
 
   private async guarded<T>(
     caller: Caller,
     scope: Scope,
-    work: () => Result<T> | Promise<Result<T>>,
+    work: (grant: Grant) => Result<T> | Promise<Result<T>>,
   ): Promise<Result<T>> {
-    const denied = await this.auth.authorize(caller, scope);
-    return denied ? { ok: false, error: denied } : work();
+    const granted = await this.auth.authorize(caller, scope, this.exists);
+    return granted.ok ? work(granted.value) : granted;
   }
 
   /** Authorisation only, for routes that compute in the Worker but must still be a tenant's caller. */
   async access(caller: Caller, scope: Scope): Promise<Result<null>> {
     return this.guarded(caller, scope, () => ok(null));
+  }
+
+  /**
+   * The one small call the Worker makes before it reads a request's body: is this caller valid here
+   * (with `scope`, when the route is known), and what are its scopes. Reads one cached key record.
+   */
+  async authenticate(caller: Caller, scope: Scope | null): Promise<Result<{ scopes: Scope[] }>> {
+    const granted = await this.auth.authorize(caller, scope, this.exists);
+    return granted.ok ? ok({ scopes: [...granted.value.scopes] }) : granted;
   }
 
   // ---- tenant, settings, synonyms, audit ----------------------------------------------------------
@@ -102,6 +121,8 @@ export class TenantObject extends DurableObject<Env> {
     id: string,
     settings: Partial<Settings> = {},
   ): Promise<Result<{ id: string; created_at: string; settings: Settings }>> {
+    migrate(this.ctx.storage.sql);
+    this.exists = true;
     return this.settings.createTenant(id, settings);
   }
 
@@ -139,8 +160,14 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => ok(this.auth.listKeys()));
   }
 
+  /** Revokes a key at once and ends the sessions it created. */
   async revokeKey(caller: Caller, keyId: string): Promise<Result<null>> {
     return this.guarded(caller, "admin", () => this.auth.revokeKey(caller, keyId));
+  }
+
+  /** Ends every session a key created (the key stays valid). */
+  async purgeKeySessions(caller: Caller, keyId: string): Promise<Result<{ key_id: string; ended: number }>> {
+    return this.guarded(caller, "admin", () => this.auth.purgeSessions(caller, keyId));
   }
 
   // ---- catalog writes -----------------------------------------------------------------------------
@@ -163,8 +190,11 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "write", () => this.writes.deleteServer(caller, server));
   }
 
+  /** A 404 names near misses only to a caller that may search the catalog anyway. */
   async deleteTool(caller: Caller, id: string): Promise<Result<ToolBatchResult>> {
-    return this.guarded(caller, "write", () => this.writes.deleteTool(caller, id));
+    return this.guarded(caller, "write", (grant) =>
+      this.writes.deleteTool(caller, id, grant.scopes.includes("search")),
+    );
   }
 
   // ---- catalog reads ------------------------------------------------------------------------------
@@ -202,7 +232,7 @@ export class TenantObject extends DurableObject<Env> {
   // ---- search -------------------------------------------------------------------------------------
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
-    return this.guarded(caller, "search", () => this.searches.search(input));
+    return this.guarded(caller, "search", (grant) => this.searches.search(input, actor(grant)));
   }
 
   // ---- sessions -----------------------------------------------------------------------------------
@@ -216,7 +246,7 @@ export class TenantObject extends DurableObject<Env> {
     options: SessionOptions,
     tools: SessionTool[] | null,
   ): Promise<Result<{ created: boolean; session: SessionView }>> {
-    return this.guarded(caller, "search", () => this.sessions.create(options, tools));
+    return this.guarded(caller, "search", (grant) => this.sessions.create(actor(grant), options, tools));
   }
 
   /**
@@ -224,26 +254,25 @@ export class TenantObject extends DurableObject<Env> {
    * (the tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
    */
   async openMcpSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
-    const idle = this.settings.current().mcp_turn_idle_seconds;
-    const created = await this.createSession(
-      caller,
-      { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) },
-      null,
-    );
-    return created.ok ? ok(created.value.session) : created;
+    return this.guarded(caller, "search", async (grant) => {
+      const idle = this.settings.current().mcp_turn_idle_seconds;
+      const options = { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) };
+      const created = await this.sessions.create(actor(grant), options, null);
+      return created.ok ? ok(created.value.session) : created;
+    });
   }
 
   async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.sessions.get(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.get(actor(grant), sessionId));
   }
 
   async deleteSession(caller: Caller, sessionId: string): Promise<Result<null>> {
-    return this.guarded(caller, "search", () => this.sessions.delete(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.delete(actor(grant), sessionId));
   }
 
   /** Starts the next turn: the search count starts again from 0. */
   async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested));
+    return this.guarded(caller, "search", (grant) => this.sessions.startTurn(actor(grant), sessionId, requested));
   }
 
   /**
@@ -257,7 +286,7 @@ export class TenantObject extends DurableObject<Env> {
     tools: SessionTool[],
   ): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
     const run = this.toolReplacements.then(() =>
-      this.guarded(caller, "search", () => this.sessions.replaceTools(sessionId, tools)),
+      this.guarded(caller, "search", (grant) => this.sessions.replaceTools(actor(grant), sessionId, tools)),
     );
     this.toolReplacements = run.catch(() => undefined);
     return run;
@@ -265,7 +294,7 @@ export class TenantObject extends DurableObject<Env> {
 
   /** The definitions to send with the session's next model request, in their stable order. */
   async sessionToolList(caller: Caller, sessionId: string): Promise<Result<SessionToolList>> {
-    return this.guarded(caller, "search", () => this.sessions.toolListOf(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.toolListOf(actor(grant), sessionId));
   }
 
   /**
@@ -273,12 +302,17 @@ export class TenantObject extends DurableObject<Env> {
    * list); otherwise 409 tool-not-active with the rescue message.
    */
   async resolve(caller: Caller, sessionId: string, name: string): Promise<Result<ListEntry>> {
-    return this.guarded(caller, "search", () => this.sessions.resolve(sessionId, name));
+    return this.guarded(caller, "search", (grant) => this.sessions.resolve(actor(grant), sessionId, name));
   }
 
   // ---- alarm --------------------------------------------------------------------------------------
 
   override async alarm(): Promise<void> {
-    return this.alarms.ring();
+    if (this.exists) return this.alarms.ring();
   }
+}
+
+/** The caller as the owner of sessions: the operator and admin keys may act on every session. */
+function actor(grant: Grant): SessionActor {
+  return { owner: grant.owner, anySession: grant.owner === "operator" || grant.scopes.includes("admin") };
 }

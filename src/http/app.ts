@@ -5,14 +5,14 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { z } from "zod";
-import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../tenancy/keys.ts";
 import type { Context } from "hono";
-import { limitNote } from "../config/limits.ts";
 import type { ApiError } from "../errors.ts";
-import { callerFor, isAuthenticated, requireOperator, type Authenticated } from "./auth.ts";
+import { callerFor, isAuthenticated, requireOperator, verifyKey, type Authenticated } from "./auth.ts";
+import { refuseAuthentication, refuseBlockedAddress } from "./auth-failures.ts";
 import { bodyGuard } from "./body-guard.ts";
+import { routeScopes } from "./route-scopes.ts";
 
 import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
@@ -62,8 +62,11 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     await next();
   });
   // Who is calling and whether they are within their rate limit come first: a request refused for
-  // either costs no body read and no tenant work.
+  // either costs no body read, and no tenant work beyond one small call that checks the key. An
+  // address with a burst of failed authentications is refused before its token is even read.
+  const scopes = routeScopes(() => app.openAPIRegistry.definitions);
   app.use("/v1/tenants", async (c, next) => {
+    refuseBlockedAddress(c);
     await admit(c, await requireOperator(c, config));
     await next();
   });
@@ -71,26 +74,16 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant))
       refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
-    await admit(c, await callerFor(c, tenant, config));
+    refuseBlockedAddress(c);
+    const who = await callerFor(c, tenant, config);
+    await admit(c, who);
+    const stub = tenantStub(c.env, tenant);
+    const checked = await verifyKey(who as Authenticated, tenant, stub, scopes.of(c.req.method, c.req.path));
+    if (!checked.ok) await refuseAuthentication(c, checked.error);
     c.set("tenantId", tenant);
-    c.set("tenant", tenantStub(c.env, tenant));
+    c.set("tenant", stub);
     await next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: config.limits.max_body_bytes,
-      onError: (c) =>
-        sendError(
-          c,
-          errorBody(
-            "payload-too-large",
-            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
-              `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
-          ),
-        ),
-    }),
-  );
   app.use("*", bodyGuard(config.limits));
 
   app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
@@ -134,12 +127,13 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** Lets an authenticated caller within its rate limit through; refuses anyone else. */
+/** Lets an authenticated caller within its rate limit through; refuses anyone else (and counts its failure). */
 async function admit(c: Context<AppEnv>, who: Authenticated | ApiError): Promise<void> {
-  if (!isAuthenticated(who)) throw new ApiFailure(who);
-  const limited = await checkRateLimit(c.env, who.subject);
+  if (!isAuthenticated(who)) await refuseAuthentication(c, who);
+  const admitted = who as Authenticated;
+  const limited = await checkRateLimit(c.env, admitted.subject);
   if (limited) throw new ApiFailure(limited.body, 429, { "retry-after": String(limited.retryAfterSeconds) });
-  c.set("caller", who.caller);
+  c.set("caller", admitted.caller);
 }
 
 const apps = new WeakMap<object, OpenAPIHono<AppEnv>>();

@@ -1,14 +1,20 @@
 /**
- * Every request body is checked once, before any handler parses it: it must be valid UTF-8, nest
- * no deeper than `max_json_depth`, and hold no lone UTF-16 surrogate escapes (`"\ud800"`).
+ * Every request body is checked once, before any handler parses it: it must be at most
+ * `max_body_bytes` (a larger declared length is refused before reading, a longer stream as soon as
+ * it passes the limit), be valid UTF-8, nest no deeper than `max_json_depth`, and hold no lone
+ * UTF-16 surrogate escapes (`"\ud800"`).
  *
  * Why here and not in each schema: a body that breaks these rules does harm before validation
  * can say no. Recursive walks over a 100,000-deep value overflow the stack (a 500), and text that
  * is not valid Unicode is silently replaced on its way into SQLite (U+FFFD), so what a client
  * reads back would differ from what it sent and from the content hash taken before storage.
  * Refusing such bodies outright keeps every later step simple.
+ *
+ * Only an authenticated caller's body is read: public routes (`/healthz`, the documentation) and
+ * requests for routes that do not exist take no body, and a refused credential never gets this far.
  */
 import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context.ts";
 import { limitNote, type Limits } from "../config/limits.ts";
 import { refuse } from "./errors.ts";
 
@@ -62,10 +68,45 @@ function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export function bodyGuard(limits: Limits): MiddlewareHandler {
+function tooLarge(limits: Limits): never {
+  refuse(
+    "payload-too-large",
+    `Request bodies are limited to ${limits.max_body_bytes} bytes; split the upload ` +
+      `into smaller batches ${limitNote("max_body_bytes", limits)}.`,
+  );
+}
+
+/** The body's bytes, read no further than `max_body_bytes` (a declared length over it is refused unread). */
+async function readBounded(request: Request, limits: Limits): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limits.max_body_bytes) tooLarge(limits);
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limits.max_body_bytes) {
+      await reader.cancel();
+      tooLarge(limits);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+export function bodyGuard(limits: Limits): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.raw.body) return next();
+    if (!c.req.raw.body || !c.get("caller")) return next();
     // Read once; Hono keeps the bytes, so handlers and validators parse from the same copy.
+    c.req.raw = new Request(c.req.raw, { body: await readBounded(c.req.raw, limits) });
     const bytes = await c.req.arrayBuffer();
     let text: string;
     try {

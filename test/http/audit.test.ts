@@ -75,7 +75,7 @@ describe("audit trail", () => {
 
       const entries = await trail(tenant, key);
       expect(entries.map((e) => [e.actor, e.action, e.revision, e.details])).toEqual([
-        ["operator", "key.revoke", 5, { key_id: other.body.id }],
+        ["operator", "key.revoke", 5, { key_id: other.body.id, sessions_ended: 0 }],
         [actor, "key.create", 5, { key_id: other.body.id, scopes: ["search"] }],
         [actor, "settings.update", 5, { patch: { search_budget: 5 } }],
         [actor, "server.delete", 5, { server: "gone", removed: 1 }],

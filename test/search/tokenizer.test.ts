@@ -18,15 +18,12 @@ function referenceSplit(text: string): string[] {
     .replace(/(\p{L})(\p{N})/gu, "$1 $2")
     .replace(/(\p{N})(\p{L})/gu, "$1 $2")
     .toLowerCase();
+  const unspaced = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
   const words: string[] = [];
   for (const part of spaced.split(/[^\p{L}\p{N}]+/u)) {
     if (part === "") continue;
-    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(part))
-      words.push(
-        ...(part.match(
-          /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu,
-        ) ?? []),
-      );
+    if (new RegExp(`[${unspaced}]`, "u").test(part))
+      words.push(...(part.match(new RegExp(`[${unspaced}]|[^${unspaced}]+`, "gu")) ?? []));
     else words.push(part);
   }
   return words;
