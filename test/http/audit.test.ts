@@ -103,6 +103,25 @@ describe("audit trail", () => {
     },
   );
 
+  it("records no entry for writes that change nothing: an empty or same settings patch, same synonyms", async () => {
+    const tenant = await createTenant();
+    const count = async () => (await trail(tenant, OPERATOR)).length;
+    const patch = (body: unknown) => call("PATCH", `/v1/tenants/${tenant}/settings`, { token: OPERATOR, body });
+    const synonyms = (map: unknown) =>
+      call("PUT", `/v1/tenants/${tenant}/synonyms`, { token: OPERATOR, body: { synonyms: map } });
+    expect((await patch({ search_budget: 4 })).status).toBe(200);
+    expect((await synonyms({ repo: ["repository"] })).status).toBe(200);
+    const before = await count();
+    for (let i = 0; i < 5; i++) {
+      expect((await patch({})).status).toBe(200);
+      expect((await patch({ search_budget: 4 })).status).toBe(200);
+      expect((await synonyms({ repo: ["repository"] })).status).toBe(200);
+    }
+    expect(await count()).toBe(before);
+    expect((await patch({ search_budget: 5 })).status).toBe(200);
+    expect(await count()).toBe(before + 1);
+  });
+
   it("refuses a cursor it did not make", async () => {
     const tenant = await createTenant();
     const r = await call("GET", `/v1/tenants/${tenant}/audit?cursor=bm9wZQ`, { token: OPERATOR });
