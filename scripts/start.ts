@@ -4,11 +4,16 @@
  * example to copy. Flags after `--` go to wrangler: `npm start -- --port 9000`.
  *
  * The operator token comes from ADMIN_TOKEN (environment), .dev.vars, or `--var ADMIN_TOKEN:...`;
- * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed.
+ * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed. It reaches
+ * wrangler through a .dev.vars file, never its command line (which every user of the machine can
+ * read in the process list): the project's own, or, for a token from the environment, a private
+ * copy of it with the token added. Files that hold secrets (.dev.vars, .wrangler/demo-key) are
+ * readable by their owner only (mode 0600).
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolSearchClient } from "../src/client/index.ts";
@@ -39,23 +44,40 @@ function devVarsToken(): string | undefined {
     .replace(/^["']|["']$/g, "");
 }
 
+/** Writes a file only its owner may read, whatever mode an older copy had. */
+function writePrivate(file: string, content: string): void {
+  writeFileSync(file, content, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
 /** The operator token and where it came from; a generated one is saved so restarts keep it. */
 function operatorToken(): { token: string; source: string; wranglerArgs: string[] } {
   const fromVar = args
     .map((a, i) => (a === "--var" ? args[i + 1] : a.startsWith("--var=") ? a.slice(6) : undefined))
     .find((v) => v?.startsWith("ADMIN_TOKEN:"));
   if (fromVar) return { token: fromVar.slice("ADMIN_TOKEN:".length), source: "--var", wranglerArgs: [] };
-  if (process.env.ADMIN_TOKEN)
+  if (existsSync(DEV_VARS)) chmodSync(DEV_VARS, 0o600);
+  if (process.env.ADMIN_TOKEN) {
+    // The project's .dev.vars (if any) with the token added, in a private file wrangler reads instead.
+    const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8").replace(/\n?$/, "\n") : "";
+    const kept = previous
+      .split("\n")
+      .filter((l) => l !== "" && !/^\s*ADMIN_TOKEN\s*=/.test(l))
+      .join("\n");
+    const file = join(mkdtempSync(join(tmpdir(), "tool-search-start-")), ".dev.vars");
+    writePrivate(file, `${kept ? `${kept}\n` : ""}ADMIN_TOKEN='${process.env.ADMIN_TOKEN}'\n`);
+    process.on("exit", () => rmSync(join(file, ".."), { recursive: true, force: true }));
     return {
       token: process.env.ADMIN_TOKEN,
       source: "ADMIN_TOKEN environment variable",
-      wranglerArgs: ["--var", `ADMIN_TOKEN:${process.env.ADMIN_TOKEN}`],
+      wranglerArgs: ["--env-file", file],
     };
+  }
   const saved = devVarsToken();
   if (saved) return { token: saved, source: ".dev.vars", wranglerArgs: [] };
   const token = `op_${randomBytes(24).toString("base64url")}`;
   const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8").replace(/\n?$/, "\n") : "";
-  writeFileSync(DEV_VARS, `${previous}ADMIN_TOKEN=${token}\n`);
+  writePrivate(DEV_VARS, `${previous === "\n" ? "" : previous}ADMIN_TOKEN=${token}\n`);
   return { token, source: "generated now and saved to .dev.vars", wranglerArgs: [] };
 }
 
@@ -94,6 +116,7 @@ async function api(
 /** The demo key from a previous start if it still works, else a new one (keys are shown only once). */
 async function demoKey(base: string, operator: string): Promise<string> {
   if (existsSync(DEMO_KEY_FILE)) {
+    chmodSync(DEMO_KEY_FILE, 0o600); // written world-readable by earlier versions
     const key = readFileSync(DEMO_KEY_FILE, "utf8").trim();
     if ((await api(base, key, "GET", `/v1/tenants/${DEMO_TENANT}/catalog`)).status === 200) return key;
   }
@@ -104,7 +127,7 @@ async function demoKey(base: string, operator: string): Promise<string> {
   if (created.status !== 201)
     throw new Error(`creating the demo key failed: ${created.status} ${JSON.stringify(created.json)}`);
   mkdirSync(join(root, ".wrangler"), { recursive: true });
-  writeFileSync(DEMO_KEY_FILE, `${created.json.key}\n`);
+  writePrivate(DEMO_KEY_FILE, `${created.json.key}\n`);
   return created.json.key;
 }
 
