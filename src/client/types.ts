@@ -35,6 +35,7 @@ import type {
   FormatQuerySchema,
   KeyInfoSchema,
   KeyListSchema,
+  PurgedSessionsSchema,
   listToolsQuerySchema,
   SearchResponseSchema,
   SearchResultSchema,
@@ -61,6 +62,7 @@ export type SettingsPatch = z.input<typeof SettingsPatchSchema>;
 export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
 export type KeyInfo = z.output<typeof KeyInfoSchema>;
 export type KeyList = z.output<typeof KeyListSchema>;
+export type PurgedSessions = z.output<typeof PurgedSessionsSchema>;
 export type CreatedKey = z.output<typeof CreatedKeySchema>;
 
 /** A tool in any accepted input format (MCP, Anthropic, OpenAI Chat, OpenAI Responses). */

@@ -14,6 +14,7 @@ import {
   createKeySchema,
   CreateTenantSchema,
   KeyListSchema,
+  PurgedSessionsSchema,
   TenantIdSchema,
   TenantSchema,
 } from "../../contract/schemas.ts";
@@ -64,10 +65,6 @@ const revokeKey = createRoute({
   request: { params: tenantParam.extend({ keyId: z.string().max(64) }) },
   responses: { 204: { description: "Revoked" }, ...errorResponses("forbidden", "not-found") },
 });
-
-const PurgedSessionsSchema = z
-  .object({ key_id: z.string(), ended: z.number().int().describe("How many of the key's sessions were ended") })
-  .meta({ id: "PurgedSessions", example: { key_id: "k3x9q2mzt7ab", ended: 12 } });
 
 const purgeKeySessions = createRoute({
   method: "delete",
