@@ -79,7 +79,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     await admit(c, who);
     const stub = tenantStub(c.env, tenant);
     const checked = await verifyKey(who as Authenticated, tenant, stub, scopes.of(c.req.method, c.req.path));
-    if (!checked.ok) await refuseAuthentication(c, checked.error);
+    if (!checked.ok) refuseAuthentication(c, checked.error);
     c.set("tenantId", tenant);
     c.set("tenant", stub);
     await next();
@@ -129,11 +129,10 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
 
 /** Lets an authenticated caller within its rate limit through; refuses anyone else (and counts its failure). */
 async function admit(c: Context<AppEnv>, who: Authenticated | ApiError): Promise<void> {
-  if (!isAuthenticated(who)) await refuseAuthentication(c, who);
-  const admitted = who as Authenticated;
-  const limited = await checkRateLimit(c.env, admitted.subject);
+  if (!isAuthenticated(who)) refuseAuthentication(c, who);
+  const limited = await checkRateLimit(c.env, who.subject);
   if (limited) throw new ApiFailure(limited.body, 429, { "retry-after": String(limited.retryAfterSeconds) });
-  c.set("caller", admitted.caller);
+  c.set("caller", who.caller);
 }
 
 const apps = new WeakMap<object, OpenAPIHono<AppEnv>>();

@@ -56,20 +56,19 @@ export function refuseBlockedAddress(c: Context): void {
 }
 
 /**
- * Answers a failed authentication: a 401 is counted against the caller's address, and the one
- * that goes over the limit is already a 429 (as is every later request from there until the
- * period ends). Other refusals (403: a key of another tenant) are not failures of a secret and go
- * out as they are.
+ * Answers a failed authentication: a 401 is counted against the caller's address. The count runs
+ * beside the answer (`waitUntil`), so a refused request does not wait for the limiter; once the
+ * limiter says the address is over, the address is blocked, and every request from it gets 429
+ * until the period ends. Other refusals (403: a key of another tenant) are not failures of a
+ * secret and go out as they are.
  */
-export async function refuseAuthentication(c: Context<AppEnv>, error: ApiError): Promise<never> {
+export function refuseAuthentication(c: Context<AppEnv>, error: ApiError): never {
   if (error.error === "unauthorized") {
     const address = clientAddress(c);
-    const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: `address:${address}` });
-    if (!success) {
-      const until = Date.now() + AUTH_FAILURE_PERIOD_SECONDS * 1000;
-      remember(address, until);
-      throw refusal(until);
-    }
+    const counted = c.env.AUTH_FAILURE_LIMITER.limit({ key: `address:${address}` }).then(({ success }) => {
+      if (!success) remember(address, Date.now() + AUTH_FAILURE_PERIOD_SECONDS * 1000);
+    });
+    c.executionCtx.waitUntil(counted.catch(() => undefined));
   }
   throw new ApiFailure(error);
 }
