@@ -105,9 +105,12 @@ async function readBounded(request: Request, limits: Limits): Promise<Uint8Array
 export function bodyGuard(limits: Limits): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.req.raw.body || !c.get("caller")) return next();
-    // Read once; Hono keeps the bytes, so handlers and validators parse from the same copy.
-    c.req.raw = new Request(c.req.raw, { body: await readBounded(c.req.raw, limits) });
-    const bytes = await c.req.arrayBuffer();
+    // Read once, into Hono's body cache (which holds promises, whatever its type says), so handlers
+    // and validators parse from the same copy. A new Request would refuse a GET that carries a body.
+    const bytes = await readBounded(c.req.raw, limits);
+    (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(
+      bytes.buffer as ArrayBuffer,
+    );
     let text: string;
     try {
       text = utf8.decode(bytes);
