@@ -37,6 +37,7 @@ export const TEST_LIMITS = {
   max_keywords: 3,
   max_keyword_chars: 10,
   max_query_chars: 50,
+  max_query_terms: 6,
   max_results: 5,
   max_page_size: 5,
   max_deferred_page: 5,
@@ -63,7 +64,9 @@ function workersProject(name: string, include: string[], exclude: string[], mini
   return {
     extends: true as const,
     plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare })],
-    test: { name, include, exclude },
+    // The first test of a file also loads the Worker's modules into a fresh isolate, seconds on a loaded 2-core
+    // machine: a timeout is a hang detector here, never a performance check (those are in npm run bench).
+    test: { name, include, exclude, testTimeout: 20_000 },
   };
 }
 

@@ -17,36 +17,33 @@ import { readdirSync, statSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { parseArgs } from "node:util";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { Inspector, type HeapReading } from "./bench/inspector.ts";
 import { syntheticCatalog } from "./bench/synthetic.ts";
 import { catalogFor } from "./load/workload.ts";
 import { freePort, startLocalWorker, type LocalWorker } from "./local-worker.ts";
 
-const HELP = `npm run attack [-- options]
+const HELP: CommandHelp = {
+  usage: ["npm run attack -- [options]"],
+  summary:
+    "Hostile requests (issue 16) against the Worker under wrangler dev on a loopback port and temporary storage, " +
+    "each next to an honest request of the same size: the answer, its time and size, and the heap of workerd's " +
+    "isolate before and after. Exits 1 if a check fails.",
+  flags: {
+    runs: { text: "times each request is sent; the median time is shown (1-50)", value: "<n>" },
+    markdown: "print the table as markdown (as in docs/reliability.md)",
+    verbose: "print wrangler's output",
+  },
+  examples: ["npm run attack", "npm run attack -- --runs 9 --markdown"],
+};
 
-Runs hostile requests against the Worker under wrangler dev (a loopback port, temporary storage)
-and shows, for each, the answer, its time and size, and the heap of workerd's isolate before and
-after, next to an honest request of the same size. Exits 1 if a check fails.
-
-Options:
-  --runs N       times each hostile request is sent; the median time is shown (default 5, 1-50)
-  --markdown     print the table as markdown
-  --verbose      show wrangler's output
-  --help         this text`;
-
-const { values: flags } = parseArgs({
+const { values: flags } = parseArgsWith(HELP)({
   options: {
     runs: { type: "string", default: "5" },
     markdown: { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
   },
 });
-if (flags.help) {
-  console.log(HELP);
-  process.exit(0);
-}
 const RUNS = Number(flags.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 50) throw new Error("--runs must be a whole number from 1 to 50");
 

@@ -1,13 +1,12 @@
 /**
- * `npm run bench [-- --json] [-- --markdown] [-- --http [--port=8787] [--http-catalog=real-5k]]
- *   [-- --catalogs=real-5k,synthetic-10k] [-- --queries=1200]`
- * (`--catalogs=` with no names runs the HTTP part alone; `--markdown` also prints the tables as Markdown.)
+ * `npm run bench` (`npm run bench -- --help` lists the flags).
  *
  * Measures the search core the worker runs against MiniSearch and SQLite FTS5 on the same
  * documents and queries, in the same run (so machine load weighs on every side alike), and with
  * --http the worker itself through `wrangler dev`. Prints a table; with --json, one final JSON line.
  */
 import { cpus, loadavg, totalmem } from "node:os";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { splitWords } from "../src/search/tokenizer.ts";
 import { queryMix, realCatalog, syntheticCatalogOf } from "./bench/catalogs.ts";
 import { Fts5Engine, MiniSearchEngine, Ours, TenantRows, warmUp, type Engine, type Figures } from "./bench/engines.ts";
@@ -33,10 +32,39 @@ interface CatalogResult {
   ratios: Record<`ours/${(typeof PEERS)[number]}`, Record<string, number | null>>;
 }
 
-function option(name: string): string | undefined {
-  const arg = process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (!arg) return undefined;
-  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "";
+const HELP: CommandHelp = {
+  usage: ["npm run bench -- [options]"],
+  summary:
+    "The search core the worker runs against MiniSearch and SQLite FTS5 on the same documents and queries, in the " +
+    "same run; with --http also the worker itself under wrangler dev. Prints a table.",
+  flags: {
+    json: "end with one JSON line of every figure",
+    markdown: "also print the tables as Markdown",
+    http: "also measure the worker through wrangler dev (search, healthz, first search after an eviction)",
+    port: { text: "the port for --http", default: "a free loopback port", value: "<port>" },
+    "http-catalog": { text: "the catalog --http uploads", value: "<name>" },
+    catalogs: { text: "catalogs of the core benchmark, comma-separated; empty for --http alone", value: "<names>" },
+    queries: { text: "queries per catalog (at least 1000)", value: "<n>" },
+  },
+  examples: ["npm run bench", "npm run bench -- --catalogs=real-5k --json", "npm run bench -- --http --catalogs="],
+};
+
+const { values: flags } = parseArgsWith(HELP)({
+  options: {
+    json: { type: "boolean" },
+    markdown: { type: "boolean" },
+    http: { type: "boolean" },
+    port: { type: "string" },
+    "http-catalog": { type: "string", default: "real-5k" },
+    catalogs: { type: "string", default: Object.keys(CATALOGS).join(",") },
+    queries: { type: "string", default: "1200" },
+  },
+});
+
+/** A flag's value: a string, "" for a boolean that is set, undefined when not given. */
+function option(name: keyof typeof flags): string | undefined {
+  const value = flags[name];
+  return value === undefined || value === false ? undefined : value === true ? "" : value;
 }
 
 /** Rows in SQLite and the query mix; the generated tool objects are garbage once this returns. */

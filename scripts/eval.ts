@@ -1,8 +1,8 @@
 /**
  * Retrieval quality of the search core, beside MiniSearch and Orama defaults, on tool-retrieval
- * sets in the tools.jsonl / queries.jsonl format (../shared/eval by default).
+ * sets in the tools.jsonl / queries.jsonl format (../shared/eval and this repository's eval/ by default).
  *
- *   npm run eval                                  every set in ../shared/eval
+ *   npm run eval                                  every set in ../shared/eval and eval/
  *   npm run eval -- --data DIR                    one set (any folder in that format)
  *   npm run eval -- --irrelevant FILE             no-match rate over queries that no tool answers
  *   npm run eval -- --threshold 2                 override the service's default threshold
@@ -10,26 +10,66 @@
  *   npm run eval -- --http http://127.0.0.1:8787  also through a running service (operator token
  *                                                 from --token or ADMIN_TOKEN), at its default threshold
  *   npm run eval -- --json                        end with one JSON line of every figure
+ *   npm run eval -- --loso                        each ranking choice tuned without a set and measured on it
+ *                                                 (--choices a,b: only the choices whose names contain a or b)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { toolId } from "../src/catalog/tool.ts";
 import { clientQuery, findSets, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./eval/dataset.ts";
 import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } from "./eval/engines.ts";
 import { httpEngine } from "./eval/http.ts";
+import { CHOICES } from "./eval/choices.ts";
+import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
+import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/suggest.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const DEFAULT_DATA = resolve(ROOT, "../shared/eval");
+/** The external benchmarks beside the repository, and our own sets (eval/README.md). */
+const DEFAULT_DATA = [resolve(ROOT, "../shared/eval"), resolve(ROOT, "eval")];
 const SWEEP = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8];
 const HTTP_CONCURRENCY = 8;
 
-const { values: args } = parseArgs({
+const HELP: CommandHelp = {
+  usage: ["npm run eval -- [options]"],
+  summary:
+    "Retrieval quality of the search core beside MiniSearch and Orama defaults, on tool-retrieval sets in the " +
+    "tools.jsonl / queries.jsonl format.",
+  flags: {
+    data: {
+      text: "one set: a folder in that format",
+      default: "every set in ../shared/eval and eval/",
+      value: "<dir>",
+    },
+    irrelevant: { text: "queries no tool answers, for the no-match rate", value: "<file>" },
+    threshold: { text: "the matching threshold", default: "the service's, 1.5", value: "<n>" },
+    sweep: "recall and no-match rate across thresholds",
+    thresholds: { text: "the thresholds --sweep tries", default: SWEEP.join(","), value: "<n,n,...>" },
+    json: "end with one JSON line of every figure",
+    http: { text: "also evaluate through a running service at this URL", value: "<url>" },
+    token: { text: "the operator token for --http", default: "$ADMIN_TOKEN", value: "<token>" },
+    sample: { text: "every k-th query, N per file in all", default: "every query", value: "<N>" },
+    "no-peers": "only the service, not MiniSearch and Orama",
+    loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
+    choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
+    suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
+  },
+  examples: [
+    "npm run eval",
+    "npm run eval -- --data ../shared/eval/bfcl --sweep",
+    "npm run eval -- --sample 200 --json",
+    "npm run eval -- --loso --choices thesaurus,coverage",
+    "npm run eval -- --suggest --sample 2000",
+  ],
+};
+
+const { values: args } = parseArgsWith(HELP)({
   options: {
     data: { type: "string" },
     irrelevant: { type: "string" },
@@ -41,6 +81,9 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     sample: { type: "string" },
     "no-peers": { type: "boolean", default: false },
+    loso: { type: "boolean", default: false },
+    choices: { type: "string" },
+    suggest: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -115,14 +158,43 @@ async function runQueries(
   return { answers, ms: performance.now() - started };
 }
 
-async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery[] }> {
+/**
+ * Per category of a set's queries (sets that have categories): nDCG@10 and the share answered "no match" for the
+ * categories with a right tool; the share answered "no match" for those without (absent capabilities, chit-chat).
+ */
+function categoryRows(set: string, run: Run, queries: EvalQuery[], irrelevant: EvalSet["irrelevant"], at: number) {
+  const rows: string[][] = [];
+  const byCategory = new Map<string, number[]>();
+  queries.forEach((q, i) => {
+    if (q.category) byCategory.set(q.category, [...(byCategory.get(q.category) ?? []), i]);
+  });
+  for (const [category, indexes] of byCategory) {
+    const lists = indexes.map((i) => cut(run.answers[i]!, run.engine, at));
+    const ndcg = summarize(lists.map((ids, k) => queryMetrics(ids, queries[indexes[k]!]!.groups))).ndcg10;
+    const none = lists.filter((ids) => ids.length === 0).length / lists.length;
+    rows.push([set, run.engine.name, category, String(lists.length), f3(ndcg), pct(none)]);
+  }
+  const categories = [...new Set(irrelevant.map((q) => q.category))];
+  for (const category of categories) {
+    const answers = run.irrelevant.filter((_, i) => irrelevant[i]!.category === category);
+    const none = answers.filter((a) => cut(a, run.engine, at).length === 0).length / answers.length;
+    rows.push([set, run.engine.name, `${category} (no tool)`, String(answers.length), "-", pct(none)]);
+  }
+  return byCategory.size > 0 || categories.length > 1 ? rows : [];
+}
+
+async function evaluate(
+  set: EvalSet,
+): Promise<{ runs: Run[]; queries: EvalQuery[]; irrelevant: EvalSet["irrelevant"] }> {
   const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
   const irrelevant = sample(set.irrelevant, args.sample ? Number(args.sample) : undefined);
   const tools = toServiceTools(set.tools);
   const rows = await toRows(tools);
   const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
   const engines: Engine[] = [ours(rows, evalIds)];
-  if (!args["no-peers"]) engines.push(miniSearch(rows, evalIds), await oramaDefaults(rows, evalIds));
+  if (!args["no-peers"]) {
+    engines.push(miniSearch(rows, evalIds, true), miniSearch(rows, evalIds), await oramaDefaults(rows, evalIds));
+  }
   if (args.http) engines.push(await httpEngine(args.http, operatorToken!, set.name, tools));
   const runs: Run[] = [];
   for (const engine of engines) {
@@ -136,12 +208,12 @@ async function evaluate(set: EvalSet): Promise<{ runs: Run[]; queries: EvalQuery
     const none = await runQueries(
       engine,
       `${set.name} irrelevant`,
-      irrelevant.map((q) => clientQuery(q)),
+      irrelevant.map((q) => clientQuery(q.query)),
       concurrency,
     );
     runs.push({ engine, answers: main.answers, irrelevant: none.answers, ms: main.ms + none.ms });
   }
-  return { runs, queries };
+  return { runs, queries, irrelevant };
 }
 
 // ---- output -------------------------------------------------------------------------------------
@@ -208,9 +280,52 @@ function sweepTable(set: string, run: Run, queries: EvalQuery[]): string {
   );
 }
 
-const dirs = args.data ? [resolve(args.data)] : findSets(DEFAULT_DATA);
-if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA}`);
+const dirs = args.data
+  ? [resolve(args.data)]
+  : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
+if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
+if (args.suggest) {
+  const all: Record<string, SuggestFigures[]> = {};
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
+    const irrelevant = set.irrelevant.map((q) => q.query);
+    all[set.name] = suggestFigures(await toRows(tools), evalIds, queries, irrelevant);
+    console.log(`\n${suggestTable(set.name, all[set.name]!)}`);
+  }
+  if (args.json) console.log(JSON.stringify({ suggest: all }));
+  process.exit(0);
+}
+if (args.loso) {
+  const sets: LosoSet[] = [];
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    sets.push({
+      name: set.name,
+      rows: await toRows(tools),
+      evalIds,
+      queries: sample(set.queries, args.sample ? Number(args.sample) : undefined),
+      irrelevant: set.irrelevant.map((q) => q.query),
+    });
+  }
+  const only = args.choices?.split(",").map((c) => c.trim().toLowerCase());
+  const chosen = only ? CHOICES.filter((c) => only.some((o) => c.name.toLowerCase().includes(o))) : CHOICES;
+  const rows = leaveOneSetOut(sets, chosen, threshold);
+  console.log(
+    `\n${losoTable(
+      rows,
+      sets.map((s) => s.name),
+    )}`,
+  );
+  if (args.json) console.log(JSON.stringify({ loso: rows }));
+  process.exit(0);
+}
 const results: { set: string; engine: string; f: Figures }[] = [];
+const categories: string[][] = [];
 const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;
 for (const dir of dirs) {
@@ -218,9 +333,12 @@ for (const dir of dirs) {
   console.error(
     `${set.name}: ${set.tools.length} tools, ${set.queries.length} queries, ${set.irrelevant.length} irrelevant`,
   );
-  const { runs, queries } = await evaluate(set);
+  const { runs, queries, irrelevant } = await evaluate(set);
   for (const run of runs) {
     results.push({ set: set.name, engine: run.engine.name, f: figures(run, queries, threshold) });
+    if (run.engine.thresholded || run.engine.name.includes("HTTP")) {
+      categories.push(...categoryRows(set.name, run, queries, irrelevant, threshold));
+    }
     const applied = (run.engine as { threshold?: () => number | null }).threshold?.();
     if (applied !== undefined) httpThreshold = applied;
   }
@@ -239,6 +357,10 @@ console.log(
 console.log("nDCG@10 counts gold_groups where a set has them; 'strict' counts only the first member of each group.");
 if (args.sample) console.log(`Sampled: at most ${args.sample} queries per file.`);
 console.log(resultTable(results));
+if (categories.length > 0) {
+  console.log(`\nBy category (the service; "no tool": queries no tool answers, where "no match" is right):`);
+  console.log(table(["set", "engine", "category", "queries", "nDCG@10", "no match %"], categories));
+}
 if (args.json) {
   console.log(
     JSON.stringify({

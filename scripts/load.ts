@@ -10,14 +10,31 @@
  * expected budget 429 came back, or when a consistency check fails.
  */
 import { cpus, totalmem } from "node:os";
-import { parseArgs } from "node:util";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { startLocalWorker } from "./local-worker.ts";
 import { runChecks, listToolIds } from "./load/checks.ts";
 import { Stats } from "./load/stats.ts";
 import { catalogFor, emptyObserved, queriesFor, runUser, type Api, type Tenant } from "./load/workload.ts";
 import { seeded } from "./random.ts";
 
-const { values: flags } = parseArgs({
+const HELP: CommandHelp = {
+  usage: ["npm run load -- [options]"],
+  summary:
+    "A mixed agent workload (uploads, searches in sessions, turns, resolves) against wrangler dev on a loopback " +
+    "port, then checks the catalog and the sessions; prints latency and throughput.",
+  flags: {
+    concurrency: { text: "simulated agents at a time (1-256)", value: "<n>" },
+    duration: { text: "seconds of load (1-600)", value: "<s>" },
+    tenants: { text: "tenants (1-50)", value: "<n>" },
+    tools: { text: "tools per tenant (75-20000)", value: "<n>" },
+    "upsert-share": { text: "share of operations that upsert tools (0-1)", value: "<share>" },
+    seed: { text: "random seed, for a repeatable workload", value: "<n>" },
+    verbose: "print wrangler's output",
+  },
+  examples: ["npm run load", "npm run load -- --concurrency 32 --duration 60 --tools 5000"],
+};
+
+const { values: flags } = parseArgsWith(HELP)({
   options: {
     concurrency: { type: "string", default: "16" },
     duration: { type: "string", default: "30" },

@@ -1,7 +1,7 @@
 /**
  * `npm start`: runs the Worker locally (wrangler dev, local Durable Object storage in .wrangler/state)
  * and leaves a demo tenant ready: the demo catalog in demo/catalog uploaded, an API key, and a curl
- * example to copy. Flags after `--` go to wrangler: `npm start -- --port 9000`.
+ * example to copy. `npm start -- --help` lists the flags; what follows a second `--` goes to wrangler as it is.
  *
  * The operator token comes from ADMIN_TOKEN (environment), .dev.vars, or `--var ADMIN_TOKEN:...`;
  * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed. It reaches
@@ -16,6 +16,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { ToolSearchClient } from "../src/client/index.ts";
 import { DEMO_TENANT, uploadDemoCatalog } from "./demo.ts";
 
@@ -23,13 +24,46 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const DEMO_KEY_FILE = join(root, ".wrangler", "demo-key");
 const DEV_VARS = join(root, ".dev.vars");
 
-const args = process.argv.slice(2);
+const HELP: CommandHelp = {
+  usage: ["npm start -- [options] [-- <wrangler dev flags>]"],
+  summary:
+    "Runs the Worker locally (wrangler dev, Durable Object storage in .wrangler/state) and leaves a demo tenant " +
+    "ready: the demo catalog uploaded, an API key, a curl search to copy.",
+  flags: {
+    port: { text: "the port to listen on", value: "<port>" },
+    ip: { text: "the address to listen on", value: "<ip>" },
+    var: {
+      text: "a variable for the Worker, as wrangler takes it; ADMIN_TOKEN:<token> sets the operator token",
+      default: "ADMIN_TOKEN from the environment, else .dev.vars, else one generated and saved there",
+      value: "<NAME:value>",
+    },
+    "persist-to": {
+      text: "where Durable Object storage lives",
+      default: "wrangler's, .wrangler/state",
+      value: "<dir>",
+    },
+  },
+  examples: [
+    "npm start",
+    "npm start -- --port 9000",
+    "npm start -- --var ADMIN_TOKEN:op_my_long_secret_token",
+    "npm start -- -- --local-protocol https",
+  ],
+};
 
-function argValue(name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i >= 0) return args[i + 1];
-  return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
-}
+// What follows `--` goes to wrangler as it is.
+const argv = process.argv.slice(2);
+const dash = argv.indexOf("--");
+const passThrough = dash < 0 ? [] : argv.slice(dash + 1);
+const { values: flags } = parseArgsWith(HELP)({
+  args: dash < 0 ? argv : argv.slice(0, dash),
+  options: {
+    port: { type: "string", default: "8787" },
+    ip: { type: "string", default: "localhost" },
+    var: { type: "string", multiple: true, default: [] },
+    "persist-to": { type: "string" },
+  },
+});
 
 function devVarsToken(): string | undefined {
   if (!existsSync(DEV_VARS)) return undefined;
@@ -50,28 +84,34 @@ function writePrivate(file: string, content: string): void {
   chmodSync(file, 0o600);
 }
 
+/**
+ * A private copy of the project's .dev.vars (if any) with `token` as ADMIN_TOKEN, for wrangler's --env-file: a token
+ * given on npm start's command line or in its environment reaches wrangler in a file only its owner reads, never on
+ * wrangler's command line. The copy is removed when npm start exits.
+ */
+function privateDevVars(token: string): string[] {
+  const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
+  const kept = previous
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !/^\s*ADMIN_TOKEN\s*=/.test(l))
+    .join("\n");
+  const file = join(mkdtempSync(join(tmpdir(), "tool-search-start-")), ".dev.vars");
+  writePrivate(file, `${kept ? `${kept}\n` : ""}ADMIN_TOKEN='${token}'\n`);
+  process.on("exit", () => rmSync(join(file, ".."), { recursive: true, force: true }));
+  return ["--env-file", file];
+}
+
 /** The operator token and where it came from; a generated one is saved so restarts keep it. */
 function operatorToken(): { token: string; source: string; wranglerArgs: string[] } {
-  const fromVar = args
-    .map((a, i) => (a === "--var" ? args[i + 1] : a.startsWith("--var=") ? a.slice(6) : undefined))
-    .find((v) => v?.startsWith("ADMIN_TOKEN:"));
-  if (fromVar) return { token: fromVar.slice("ADMIN_TOKEN:".length), source: "--var", wranglerArgs: [] };
   if (existsSync(DEV_VARS)) chmodSync(DEV_VARS, 0o600);
+  const fromVar = flags.var.find((v) => v.startsWith("ADMIN_TOKEN:"));
+  if (fromVar) {
+    const token = fromVar.slice("ADMIN_TOKEN:".length);
+    return { token, source: "--var", wranglerArgs: privateDevVars(token) };
+  }
   if (process.env.ADMIN_TOKEN) {
-    // The project's .dev.vars (if any) with the token added, in a private file wrangler reads instead.
-    const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8").replace(/\n?$/, "\n") : "";
-    const kept = previous
-      .split("\n")
-      .filter((l) => l !== "" && !/^\s*ADMIN_TOKEN\s*=/.test(l))
-      .join("\n");
-    const file = join(mkdtempSync(join(tmpdir(), "tool-search-start-")), ".dev.vars");
-    writePrivate(file, `${kept ? `${kept}\n` : ""}ADMIN_TOKEN='${process.env.ADMIN_TOKEN}'\n`);
-    process.on("exit", () => rmSync(join(file, ".."), { recursive: true, force: true }));
-    return {
-      token: process.env.ADMIN_TOKEN,
-      source: "ADMIN_TOKEN environment variable",
-      wranglerArgs: ["--env-file", file],
-    };
+    const token = process.env.ADMIN_TOKEN;
+    return { token, source: "ADMIN_TOKEN environment variable", wranglerArgs: privateDevVars(token) };
   }
   const saved = devVarsToken();
   if (saved) return { token: saved, source: ".dev.vars", wranglerArgs: [] };
@@ -141,12 +181,19 @@ async function seed(base: string, operator: string): Promise<{ key: string; tool
 }
 
 async function main(): Promise<void> {
-  const port = Number(argValue("--port") ?? 8787);
-  const host = argValue("--ip") ?? "localhost";
+  const port = Number(flags.port);
+  const host = flags.ip;
   const base = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
   const operator = operatorToken();
-  const wranglerArgs = ["dev", ...operator.wranglerArgs, ...args];
-  if (!argValue("--port")) wranglerArgs.push("--port", String(port));
+  const wranglerArgs = [
+    "dev",
+    ...operator.wranglerArgs,
+    ...["--port", String(port), "--ip", host],
+    // The operator token goes to wrangler in a private .dev.vars (operatorToken), not on its command line.
+    ...flags.var.filter((v) => !v.startsWith("ADMIN_TOKEN:")).flatMap((v) => ["--var", v]),
+    ...(flags["persist-to"] ? ["--persist-to", flags["persist-to"]] : []),
+    ...passThrough,
+  ];
 
   const child = spawn(join(root, "node_modules", ".bin", "wrangler"), wranglerArgs, {
     cwd: root,

@@ -4,7 +4,7 @@
  * short keyword queries (common words included, since they are what makes a search slow).
  */
 import { resolve } from "node:path";
-import { modelName } from "../../src/catalog/render.ts";
+import { modelName } from "../../src/catalog/tool.ts";
 import { readJsonl, type EvalTool } from "../eval/dataset.ts";
 import { seeded, zipf } from "../random.ts";
 import { syntheticCatalog, vocabularyByFrequency, type BenchTool } from "./synthetic.ts";

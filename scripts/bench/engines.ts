@@ -74,6 +74,7 @@ export class TenantRows {
           annotations: null,
           keywords: [],
           defer: null,
+          vendor: null,
           inputSchema: tool.inputSchema as ToolRow["inputSchema"],
         }),
       ),

@@ -12,8 +12,7 @@
  */
 import { readFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { modelName } from "../../src/catalog/render.ts";
-import { SERVER_NAME, TOOL_NAME, toolId } from "../../src/catalog/tool.ts";
+import { modelName, SERVER_NAME, TOOL_NAME, toolId } from "../../src/catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 
@@ -39,8 +38,11 @@ export interface EvalSet {
   dir: string;
   tools: EvalTool[];
   queries: EvalQuery[];
-  /** Queries that no tool should answer (empty gold), when the set has some. */
-  irrelevant: string[];
+  /**
+   * Queries that no tool answers: irrelevant.jsonl, and the queries of queries.jsonl with an empty gold list (such as
+   * a category of capabilities the catalog lacks), each with its category.
+   */
+  irrelevant: { query: string; category: string }[];
 }
 
 /** A tool as the service takes it (MCP input format plus `server`); `evalId` is the set's own id. */
@@ -70,15 +72,21 @@ interface RawQuery {
 
 export function loadSet(dir: string, irrelevantFile?: string): EvalSet {
   const tools = readJsonl<EvalTool>(join(dir, "tools.jsonl"));
-  const queries = readJsonl<RawQuery>(join(dir, "queries.jsonl")).map((q) => ({
-    id: q.id,
-    query: q.query,
-    strict: q.gold.map((g) => [g]),
-    groups: q.gold_groups ?? q.gold.map((g) => [g]),
-    ...(q.category ? { category: q.category } : {}),
-  }));
+  const raw = readJsonl<RawQuery>(join(dir, "queries.jsonl"));
+  const queries = raw
+    .filter((q) => q.gold.length > 0)
+    .map((q) => ({
+      id: q.id,
+      query: q.query,
+      strict: q.gold.map((g) => [g]),
+      groups: q.gold_groups ?? q.gold.map((g) => [g]),
+      ...(q.category ? { category: q.category } : {}),
+    }));
   const irrelevantPath = irrelevantFile ?? join(dir, "irrelevant.jsonl");
-  const irrelevant = existsSync(irrelevantPath) ? readJsonl<RawQuery>(irrelevantPath).map((q) => q.query) : [];
+  const irrelevant = [
+    ...raw.filter((q) => q.gold.length === 0),
+    ...(existsSync(irrelevantPath) ? readJsonl<RawQuery>(irrelevantPath) : []),
+  ].map((q) => ({ query: q.query, category: q.category ?? "irrelevant" }));
   return { name: dir.split("/").filter(Boolean).pop()!, dir, tools, queries, irrelevant };
 }
 

@@ -11,6 +11,8 @@ import type { ToolRow } from "../../src/catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { FIELDS } from "../../src/catalog/fields.ts";
 import { toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
+import { DEFAULT_BM25F } from "../../src/search/ranker.ts";
+import { analyze } from "../../src/search/tokenizer.ts";
 import { ToolIndex, type Hit } from "../../src/search/tool-index.ts";
 import type { ServiceTool } from "./dataset.ts";
 import { DEPTH } from "./metrics.ts";
@@ -54,11 +56,21 @@ function documents(rows: readonly ToolRow[]): SearchDocument[] {
   return rows.map((row) => toSearchDocument(searchable(row)));
 }
 
-export function miniSearch(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>): Engine {
-  const mini = new MiniSearch<SearchDocument>({ fields: [...FIELDS], idField: "id" });
+/**
+ * MiniSearch with its defaults (`analysed: false`), or with this project's analysis (identifier splitting, stop
+ * words, stemming) and field weights (`analysed: true`): the fair peer, which shows what the ranking adds beyond
+ * tokenization.
+ */
+export function miniSearch(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, string>, analysed = false): Engine {
+  const weights = Object.fromEntries(FIELDS.map((f) => [f, DEFAULT_BM25F.fields[f].weight]));
+  const mini = new MiniSearch<SearchDocument>({
+    fields: [...FIELDS],
+    idField: "id",
+    ...(analysed ? { tokenize: analyze, processTerm: (term: string) => term, searchOptions: { boost: weights } } : {}),
+  });
   mini.addAll(documents(rows));
   return {
-    name: "MiniSearch",
+    name: analysed ? "MiniSearch (our analysis and weights)" : "MiniSearch",
     thresholded: false,
     search(query) {
       const hits = mini.search(query).slice(0, DEPTH);

@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { limitNote, type Limits } from "../config/limits.ts";
-import { detectFormat, normalizeTool, toolInputSchemas, type ToolInputSchemas } from "./formats.ts";
+import { detectFormat, namespaceTools, normalizeTool, toolInputSchemas, type ToolInputSchemas } from "./formats.ts";
 import { toRow, toolId, type ToolRow } from "./tool.ts";
 
 export interface ItemError {
@@ -91,12 +91,15 @@ export async function parseToolBatch(
       continue;
     }
     const format = detectFormat(raw);
-    const parsed = schemas.byFormat[format].safeParse(raw);
-    if (!parsed.success) {
-      fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
+    const parsed = format === "openai-namespace" ? null : schemas.byFormat[format].safeParse(raw);
+    const namespace = format === "openai-namespace" ? schemas.namespace.safeParse(raw) : null;
+    const problem = parsed?.error ?? namespace?.error;
+    if (problem) {
+      fail(issueReasons(problem.issues).map((r) => `${r} (read as ${format} format)`));
       continue;
     }
-    const server = parsed.data.server ?? options.server;
+    // A namespace is its server: its functions upload as that server's tools.
+    const server = namespace?.data ? namespace.data.name : (parsed!.data!.server ?? options.server);
     if (!server) {
       fail(["server is required (or use PUT /v1/tenants/{tenant}/servers/{server}/tools)"]);
       continue;
@@ -105,15 +108,29 @@ export async function parseToolBatch(
       fail([`server '${server}' differs from the path's server '${options.server}'`]);
       continue;
     }
-    const content = normalizeTool(parsed.data, server);
-    const id = toolId(server, content.name);
-    const seen = firstIndex.get(id);
-    if (seen !== undefined) {
-      fail([`duplicate of tools[${seen}] (${id}); each tool may appear once per batch`]);
-      continue;
+    const tools = namespace?.data ? namespaceTools(namespace.data) : [parsed!.data!];
+    const duplicates: string[] = [];
+    for (const tool of tools) {
+      const content = normalizeTool(tool, server);
+      const id = toolId(server, content.name);
+      const seen = firstIndex.get(id);
+      if (seen !== undefined) {
+        duplicates.push(`duplicate of tools[${seen}] (${id}); each tool may appear once per batch`);
+        continue;
+      }
+      firstIndex.set(id, index);
+      contents.push(content);
     }
-    firstIndex.set(id, index);
-    contents.push(content);
+    if (duplicates.length > 0) fail(duplicates);
+  }
+  if (errors.length === 0 && contents.length > limits.max_tools_per_batch) {
+    errors.push({
+      index: items.length - 1,
+      reasons: [
+        `the batch's namespaces hold ${contents.length} tools, more than a batch may hold; split the upload ` +
+          `${limitNote("max_tools_per_batch", limits)}`,
+      ],
+    });
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, rows: await Promise.all(contents.map(toRow)) };

@@ -26,9 +26,20 @@ export function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
+type SchemaLimits = Pick<Limits, "max_schema_bytes" | "max_schema_depth">;
+
 /** A JSON object no deeper than `max_schema_depth` and no larger than `max_schema_bytes` serialised. */
-export function boundedObject(what: string, limits: Pick<Limits, "max_schema_bytes" | "max_schema_depth">) {
-  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+export function boundedObject(what: string, limits: SchemaLimits) {
+  return bounded(z.record(z.string(), z.unknown()), what, limits) as unknown as z.ZodType<JsonObject>;
+}
+
+/** An array of JSON objects (vendor examples), bounded as a whole like a schema. */
+export function boundedObjects(what: string, limits: SchemaLimits) {
+  return bounded(z.array(z.record(z.string(), z.unknown())), what, limits) as unknown as z.ZodType<JsonObject[]>;
+}
+
+function bounded<T extends z.ZodType>(schema: T, what: string, limits: SchemaLimits) {
+  return schema.superRefine((value, ctx) => {
     const depth = depthOf(value, limits.max_schema_depth);
     if (depth > limits.max_schema_depth) {
       ctx.addIssue({
@@ -45,7 +56,7 @@ export function boundedObject(what: string, limits: Pick<Limits, "max_schema_byt
         code: "custom",
         message: `${what} is ${bytes} bytes, over ${limits.max_schema_bytes} ${limitNote("max_schema_bytes", limits)}`,
       });
-  }) as unknown as z.ZodType<JsonObject>;
+  });
 }
 
 /** JSON with object keys sorted at every level: equal content gives equal text. */

@@ -9,7 +9,6 @@
  * count nothing never pay for it.
  */
 import type { ToolRow } from "./tool.ts";
-import { modelName } from "./render.ts";
 
 export const TOKENIZER = "cl100k_base";
 
@@ -27,8 +26,8 @@ export function tokenCounter(): Promise<TokenCounter> {
  * schema as JSON. Vendors wrap it slightly differently; those few tokens per tool are left out.
  */
 export function definitionText(
-  tool: Pick<ToolRow, "server" | "name" | "description" | "inputSchema">,
-  name: string = modelName(tool),
+  tool: Pick<ToolRow, "modelName" | "description" | "inputSchema">,
+  name: string = tool.modelName,
 ): string {
   return JSON.stringify({ name, description: tool.description, input_schema: tool.inputSchema });
 }

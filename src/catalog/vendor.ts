@@ -14,8 +14,14 @@
  * Sources: see README, "Connect an agent".
  */
 import type { ApiError } from "../errors.ts";
-import type { JsonObject } from "./json.ts";
-import { modelName, renderDefinition, type Definition } from "./render.ts";
+import {
+  anthropicDefinition,
+  objectSchema,
+  openaiResponsesDefinition,
+  type AnthropicDefinition,
+  type ObjectSchema,
+  type OpenAIResponsesDefinition,
+} from "./render.ts";
 import type { ToolRow } from "./tool.ts";
 
 export const VENDOR_SEARCH_FORMATS = ["anthropic-tool-reference", "openai-tool-search-output"] as const;
@@ -41,13 +47,32 @@ export interface ServerSummary {
 /** How many tool names a namespace description lists. */
 export const NAMESPACE_NAMES_SHOWN = 12;
 
-/** Anthropic: the definition, plus `defer_loading: true` when the tool is deferred. */
-function anthropicTool(entry: ExportEntry): Definition {
-  return { ...renderDefinition(entry.row, "anthropic"), ...(entry.deferred ? { defer_loading: true } : {}) };
+/** Anthropic accepts at most this many deferred tools in one request (see README, "Connect an agent"). */
+export const ANTHROPIC_MAX_DEFERRED = 10_000;
+
+/** OpenAI Responses `NamespaceTool`. */
+export interface OpenAINamespace {
+  type: "namespace";
+  name: string;
+  description: string;
+  tools: OpenAIResponsesDefinition[];
 }
 
-function openaiFunction(entry: ExportEntry): Definition {
-  return { ...renderDefinition(entry.row, "openai-responses"), ...(entry.deferred ? { defer_loading: true } : {}) };
+/** OpenAI Responses `ToolSearchTool`, executed by the client. */
+export interface OpenAIToolSearch {
+  type: "tool_search";
+  execution: "client";
+  description: string;
+  parameters: ObjectSchema;
+}
+
+/** Anthropic: the definition, plus `defer_loading: true` when the tool is deferred. */
+function anthropicTool(entry: ExportEntry): AnthropicDefinition {
+  return { ...anthropicDefinition(entry.row), ...(entry.deferred ? { defer_loading: true } : {}) };
+}
+
+function openaiFunction(entry: ExportEntry): OpenAIResponsesDefinition {
+  return { ...openaiResponsesDefinition(entry.row), ...(entry.deferred ? { defer_loading: true } : {}) };
 }
 
 /**
@@ -63,7 +88,7 @@ function namespaceDescription(server: ServerSummary): string {
  * OpenAI: one namespace per server, in the order the entries come (by tool id, so each server's
  * tools are contiguous), each function deferred unless the tool is always loaded.
  */
-function openaiNamespaces(entries: readonly ExportEntry[], servers: readonly ServerSummary[]): Definition[] {
+function openaiNamespaces(entries: readonly ExportEntry[], servers: readonly ServerSummary[]): OpenAINamespace[] {
   const summary = new Map(servers.map((s) => [s.name, s]));
   const groups = new Map<string, ExportEntry[]>();
   for (const entry of entries) {
@@ -89,12 +114,12 @@ function openaiNamespaces(entries: readonly ExportEntry[], servers: readonly Ser
  * OpenAI's `tool_search` tool, executed by the client (this service), with tool_search's own description and
  * parameters.
  */
-export function openaiClientToolSearch(toolSearch: ToolRow): Definition {
+export function openaiClientToolSearch(toolSearch: ToolRow): OpenAIToolSearch {
   return {
     type: "tool_search",
     execution: "client",
     description: toolSearch.description,
-    parameters: toolSearch.inputSchema,
+    parameters: objectSchema(toolSearch.inputSchema),
   };
 }
 
@@ -103,13 +128,42 @@ export function exportTools(
   format: ExportFormat,
   entries: readonly ExportEntry[],
   servers: readonly ServerSummary[],
-): Definition[] {
+): (AnthropicDefinition | OpenAINamespace)[] {
   return format === "anthropic" ? entries.map(anthropicTool) : openaiNamespaces(entries, servers);
 }
 
 // ---- answers to the model's search call -----------------------------------------------------------
 
-const textBlock = (text: string): JsonObject => ({ type: "text", text });
+interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** Anthropic `ToolResultBlockParam` answering the search tool's call. */
+export interface AnthropicToolResult {
+  type: "tool_result";
+  tool_use_id: string;
+  content: ({ type: "tool_reference"; tool_name: string } | TextBlock)[];
+  is_error?: boolean;
+}
+
+/** OpenAI `ResponseToolSearchOutputItemParam`. */
+export interface OpenAIToolSearchOutput {
+  type: "tool_search_output";
+  call_id: string;
+  execution: "client";
+  status: "completed";
+  tools: OpenAINamespace[];
+}
+
+/** OpenAI `EasyInputMessage` from the developer. */
+interface DeveloperMessage {
+  type: "message";
+  role: "developer";
+  content: string;
+}
+
+const textBlock = (text: string): TextBlock => ({ type: "text", text });
 
 /**
  * Anthropic: the `tool_result` for the search tool's `tool_use` (`call_id` is its `id`): one
@@ -118,22 +172,22 @@ const textBlock = (text: string): JsonObject => ({ type: "text", text });
  */
 export function anthropicToolResult(
   callId: string,
-  found: readonly Pick<ToolRow, "server" | "name">[],
+  found: readonly Pick<ToolRow, "modelName">[],
   message?: string,
-): JsonObject {
+): AnthropicToolResult {
   const content =
     found.length > 0
-      ? found.map((t) => ({ type: "tool_reference", tool_name: modelName(t) }))
+      ? found.map((t) => ({ type: "tool_reference" as const, tool_name: t.modelName }))
       : [textBlock(message ?? "No tool matched.")];
   return { type: "tool_result", tool_use_id: callId, content };
 }
 
 /** Anthropic: a refusal (spent budget, unknown tool id) as an error `tool_result` carrying the API's JSON. */
-export function anthropicToolError(callId: string, error: ApiError): JsonObject {
+export function anthropicToolError(callId: string, error: ApiError): AnthropicToolResult {
   return { type: "tool_result", tool_use_id: callId, is_error: true, content: [textBlock(JSON.stringify(error))] };
 }
 
-function toolSearchOutput(callId: string, tools: Definition[]): JsonObject {
+function toolSearchOutput(callId: string, tools: OpenAINamespace[]): OpenAIToolSearchOutput {
   return { type: "tool_search_output", call_id: callId, execution: "client", status: "completed", tools };
 }
 
@@ -148,13 +202,15 @@ export function openaiSearchItems(
   entries: readonly ExportEntry[],
   servers: readonly ServerSummary[],
   message?: string,
-): JsonObject[] {
-  const items = [toolSearchOutput(callId, openaiNamespaces(entries, servers))];
+): (OpenAIToolSearchOutput | DeveloperMessage)[] {
+  const items: (OpenAIToolSearchOutput | DeveloperMessage)[] = [
+    toolSearchOutput(callId, openaiNamespaces(entries, servers)),
+  ];
   if (entries.length === 0 && message) items.push({ type: "message", role: "developer", content: message });
   return items;
 }
 
 /** OpenAI: a refusal as an empty `tool_search_output` followed by a developer message carrying the API's JSON. */
-export function openaiSearchErrorItems(callId: string, error: ApiError): JsonObject[] {
+export function openaiSearchErrorItems(callId: string, error: ApiError): (OpenAIToolSearchOutput | DeveloperMessage)[] {
   return [toolSearchOutput(callId, []), { type: "message", role: "developer", content: JSON.stringify(error) }];
 }

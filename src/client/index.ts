@@ -176,14 +176,22 @@ export class TenantClient {
 
   /**
    * The whole export, page after page, as one `tools` array ready for a model request (an OpenAI
-   * namespace split across pages is merged back into one).
+   * namespace split across pages is merged back into one). Anthropic takes at most 10,000 deferred
+   * tools per request: an export with more comes in parts (see `parts` on each page), and this
+   * returns one of them, `part` (default 1).
    */
-  async catalogExportAll(query: Omit<CatalogExportQuery, "cursor">): Promise<CatalogExport["tools"]> {
-    const pages: CatalogExport[] = [];
+  async catalogExportAll(
+    query: Omit<CatalogExportQuery, "cursor"> & { part?: number },
+  ): Promise<CatalogExport["tools"]> {
+    const { part = 1, ...rest } = query;
+    const pages: Pick<CatalogExport, "tools">[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.catalogExport({ ...query, ...(cursor ? { cursor } : {}) });
-      pages.push(page);
+      const page = await this.catalogExport({ ...rest, ...(cursor ? { cursor } : {}) });
+      if ((page.part ?? 1) > part) break;
+      if ((page.part ?? 1) === part) pages.push(page);
+      // tool_search, which opens the first page, opens every part: a request needs a tool that is not deferred.
+      else if (!cursor && page.tools[0]?.name === "tool_search") pages.push({ tools: [page.tools[0]] });
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
     return mergeExportPages(pages);

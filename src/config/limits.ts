@@ -10,14 +10,16 @@
 import { z } from "zod";
 
 /**
- * How a request over a limit is answered. Some limits refuse nothing: retention bounds what is kept, `oldest dropped`
- * makes room for the new by dropping the oldest, `rest counted` lists that many and counts the others.
+ * How a request over a limit is answered. Some limits refuse nothing: retention bounds what is kept; a work bound
+ * bounds the work a request may cause (what lies beyond is left out, documented); `oldest dropped` makes room for
+ * the new by dropping the oldest; `rest counted` lists that many and counts the others.
  */
 export type Refusal =
   | "400 invalid-request"
   | "409 conflict"
   | "413 payload-too-large"
   | "retention"
+  | "bound"
   | "oldest dropped"
   | "rest counted";
 
@@ -54,7 +56,19 @@ export const LimitsSchema = z
     max_keywords: limit(0, 32, "400 invalid-request", "Keywords per tool"),
     max_keyword_chars: limit(1, 64, "400 invalid-request", "Characters per keyword"),
     // ---- search and reading ---------------------------------------------------------------------
-    max_query_chars: limit(1, 1_000, "400 invalid-request", "A search query, in characters"),
+    max_query_chars: limit(
+      1,
+      16 * 1024,
+      "400 invalid-request",
+      "A search query (or a turn's message), in characters: a user's whole request fits",
+    ),
+    max_query_terms: limit(
+      2,
+      64,
+      "bound",
+      "Distinct terms a query is scored with: its most informative words (at most half), then synonyms' " +
+        "expansions and two-word phrases; the rest is left out",
+    ),
     max_results: limit(1, 50, "400 invalid-request", "The largest max_results a search may ask for"),
     max_page_size: limit(1, 500, "400 invalid-request", "Page size of tool and audit listings"),
     max_deferred_page: limit(

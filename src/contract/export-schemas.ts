@@ -48,6 +48,14 @@ export const CatalogExportSchema = z
           "merge their `tools`",
       ),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null at the end"),
+    part: z
+      .number()
+      .int()
+      .optional()
+      .describe("anthropic: the part this page belongs to; one request carries one part (at most 10,000 deferred)"),
+    parts: z.number().int().optional().describe("anthropic: how many parts the export has"),
+    deferred_total: z.number().int().optional().describe("anthropic: deferred tools in the whole export"),
+    message: z.string().optional().describe("anthropic: present when the export has more than one part"),
   })
   .meta({
     id: "CatalogExport",

@@ -185,7 +185,11 @@ const EXAMPLE_TOOL = {
 export function toolBatchBodySchema(limits: Limits) {
   return z
     .strictObject({
-      tools: z.array(schemasFor(limits).any).describe("Tools in any accepted format, each with `server`"),
+      tools: z
+        .array(schemasFor(limits).item)
+        .describe(
+          "Tools in any accepted format, each with `server`; a namespace's functions go to the server of its name",
+        ),
     })
     .meta({ id: "ToolBatch", example: { tools: [{ server: "github", ...EXAMPLE_TOOL }] } });
 }
@@ -195,8 +199,8 @@ export function serverToolsBodySchema(limits: Limits) {
   return z
     .strictObject({
       tools: z
-        .array(schemasFor(limits).any)
-        .describe("The server's tools in any accepted format; `server` may be omitted"),
+        .array(schemasFor(limits).item)
+        .describe("The server's tools in any accepted format; `server` may be omitted; a namespace must be named so"),
       defer_tools: DeferSchema.optional().describe("The server's deferTools; kept until changed"),
     })
     .meta({ id: "ServerTools", example: { tools: [EXAMPLE_TOOL], defer_tools: "auto" } });
@@ -209,8 +213,30 @@ export const ToolBatchResultSchema = z
     updated: z.number().int(),
     unchanged: z.number().int().describe("Tools whose content hash matched: not rewritten, not re-indexed"),
     removed: z.number().int(),
+    renamed: z
+      .array(z.object({ tool_id: z.string(), model_name: z.string() }))
+      .optional()
+      .describe(
+        "Present when tools of this request have a model-facing name other than the usual `server__name`: their " +
+          "usual name was already taken by another tool (`a.b` and `a_b` on one server), so the later one ends in " +
+          "`_` and 6 hex digits. Stored with the tool: it stays the same for as long as the tool exists",
+      ),
   })
-  .meta({ id: "ToolBatchResult", example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 } });
+  .meta({
+    id: "ToolBatchResult",
+    example: { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 },
+    examples: [
+      { revision: 14, added: 12, updated: 1, unchanged: 62, removed: 0 },
+      {
+        revision: 15,
+        added: 2,
+        updated: 0,
+        unchanged: 0,
+        removed: 0,
+        renamed: [{ tool_id: "solve::solve.quadratic_equation", model_name: "solve__solve_quadratic_equation_5c1e0a" }],
+      },
+    ],
+  });
 export type ToolBatchResult = z.infer<typeof ToolBatchResultSchema>;
 
 const EXAMPLE_SUMMARY = {
@@ -435,8 +461,14 @@ const TermExplanationSchema = z.object({
   term: z.string().describe("An analysed query term: a word stem, or two words for a phrase"),
   weight: z
     .number()
-    .describe("The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for synonym expansions"),
-  via: z.string().optional().describe("The tenant synonym key that added this term"),
+    .describe(
+      "The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for the tenant's synonym " +
+        "expansions, 0.5 for the built-in thesaurus's",
+    ),
+  via: z
+    .string()
+    .optional()
+    .describe("The synonym key that added this term: the tenant's key as written, or builtin:<key> for the thesaurus"),
   idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
   tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
   score: z.number().describe("The term's part of the score"),
@@ -464,11 +496,12 @@ export const SearchResultSchema = z
       .nullable()
       .describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
     match: z
-      .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "terms"])
+      .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "synonyms", "terms"])
       .describe(
         "Why the tool is here: tool-id (exact lookup); exact-name, name-tail, server-name (the query is the tool's " +
           "name, the tail of its namespaced name, or its server: listed first, whatever the score); name-words " +
-          "(every query word is in the tool's name, server or keywords: listed from 0.7 x threshold); terms (ranked " +
+          "(every query word is in the tool's name, server or keywords: listed from 0.7 x threshold); synonyms " +
+          "(found only through synonyms of the query's words: listed from the threshold itself); terms (ranked " +
           "by score)",
       ),
     definition: z.record(z.string(), z.unknown()).optional(),
@@ -483,9 +516,16 @@ export const SearchResultSchema = z
           .optional()
           .describe("Server context: the part of the score that comes from a strong match on the same server"),
         unit: z.number().describe("ln(1 + N) for N tools: the evidence (sum of BM25F+ parts, in nats) that scores 1"),
+        absent: z
+          .object({
+            services: z.array(z.string()).describe("Services the query names that no tool of the catalog mentions"),
+            factor: z.number().describe("What they scaled the score by: s becomes s * s / (s + 3 per service)"),
+          })
+          .optional()
+          .describe("Named services the catalog lacks, which count against every match"),
       })
       .optional()
-      .describe("Why the tool scored what it did: score = sum of terms[].score + context.score"),
+      .describe("Why the tool scored what it did: score = (sum of terms[].score + context.score) * absent.factor"),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 export type SearchResult = z.infer<typeof SearchResultSchema>;

@@ -2,7 +2,7 @@
  * What the catalog answers without a search: pages of tools, one tool, the catalog's figures, the
  * deferred list, the plan, and export pages with the facts vendor renderings need.
  */
-import { NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
+import { ANTHROPIC_MAX_DEFERRED, NAMESPACE_NAMES_SHOWN, type ServerSummary } from "../catalog/vendor.ts";
 import { definitionText, TOKENIZER, tokenCounter } from "../catalog/tokens.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
@@ -39,6 +39,11 @@ export interface ExportPage {
   next: string | null;
   /** tool_search's definition (budget: the tenant's), on the first page when asked for. */
   toolSearch: ToolRow | null;
+  /**
+   * With `parts`: the export cut into parts of at most ANTHROPIC_MAX_DEFERRED deferred tools (what one Anthropic
+   * request may carry); a page never spans two parts.
+   */
+  parts?: { part: number; parts: number; deferredTotal: number };
 }
 
 type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "transaction"> & {
@@ -126,25 +131,49 @@ export class CatalogReads {
    * A page of the catalog for a vendor export. A page ends at a server boundary unless one server
    * alone fills it, so an OpenAI namespace is split across pages only when it must be.
    */
-  exportPage(options: PageOptions & { withToolSearch: boolean }): Result<ExportPage> {
+  exportPage(options: PageOptions & { withToolSearch: boolean; parts?: boolean }): Result<ExportPage> {
     const rows = this.tenant.repo.listTools({ after: options.after, server: options.server, limit: options.limit + 1 });
     let page = rows.slice(0, options.limit);
-    const following = rows[options.limit];
+    let following = rows[options.limit];
     if (following && following.server === page.at(-1)!.server) {
-      const start = page.findIndex((r) => r.server === following.server);
+      const start = page.findIndex((r) => r.server === following!.server);
       if (start > 0) page = page.slice(0, start);
     }
     const settings = this.tenant.settings.current();
+    let parts: ExportPage["parts"];
+    if (options.parts) {
+      const always = this.tenant.views.alwaysLoaded(settings.default_defer).has;
+      const deferredUpTo = (id: string | undefined) => this.deferredCount(always, options.server, id);
+      const before = options.after === undefined ? 0 : deferredUpTo(options.after);
+      const deferredTotal = deferredUpTo(undefined);
+      const part = Math.floor(before / ANTHROPIC_MAX_DEFERRED) + 1;
+      // The page ends before the deferred tool that would start the next part.
+      let deferred = before;
+      const end = page.findIndex((r) => !always.has(r.id) && ++deferred > part * ANTHROPIC_MAX_DEFERRED);
+      if (end > 0) page = page.slice(0, end);
+      parts = { part, parts: Math.max(1, Math.ceil(deferredTotal / ANTHROPIC_MAX_DEFERRED)), deferredTotal };
+    }
+    following = page.length < rows.length ? rows[page.length] : undefined;
     return ok({
       revision: this.tenant.meta.number("revision"),
       rows: page,
       facts: this.exportFacts(page.map((r) => ({ id: r.id, server: r.server }))),
       next: following ? page.at(-1)!.id : null,
+      ...(parts ? { parts } : {}),
       toolSearch:
         options.withToolSearch && options.after === undefined
           ? this.tenant.sessions.toolSearchTool(settings.search_budget)
           : null,
     });
+  }
+
+  /** Deferred tools (of `server`, when given) with ids up to `upTo` (all when undefined). */
+  private deferredCount(always: ReadonlySet<string>, server: string | undefined, upTo: string | undefined): number {
+    const inScope = (id: string) =>
+      (upTo === undefined || id <= upTo) && (server === undefined || id.startsWith(`${server}::`));
+    let alwaysLoaded = 0;
+    for (const id of always) if (inScope(id)) alwaysLoaded++;
+    return this.tenant.repo.countTools({ server, upTo }) - alwaysLoaded;
   }
 
   exportFacts(tools: { id: string; server: string }[]): ExportFacts {

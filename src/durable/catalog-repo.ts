@@ -3,8 +3,7 @@
  * index is derived from them and can always be rebuilt from them.
  */
 import type { JsonObject } from "../catalog/json.ts";
-import { modelName } from "../catalog/render.ts";
-import type { Defer, ToolRow } from "../catalog/tool.ts";
+import type { Defer, ToolRow, VendorFields } from "../catalog/tool.ts";
 
 /** SQLite in Durable Objects binds at most 100 parameters per statement. */
 const IN_CHUNK = 90;
@@ -22,11 +21,13 @@ interface ToolSql {
   keywords: string;
   defer: string | null;
   hash: string;
+  vendor: string | null;
   [key: string]: SqlStorageValue;
 }
 
 const COLUMNS =
-  "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, hash";
+  "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, " +
+  "hash, vendor";
 const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
 
 function fromSql(r: ToolSql): ToolRow {
@@ -42,6 +43,8 @@ function fromSql(r: ToolSql): ToolRow {
     keywords: JSON.parse(r.keywords) as string[],
     defer: r.defer as Defer | null,
     hash: r.hash,
+    modelName: r.model_name,
+    vendor: r.vendor === null ? null : (JSON.parse(r.vendor) as VendorFields),
   };
 }
 
@@ -86,15 +89,15 @@ export class CatalogRepo {
     return r ? fromSql(r) : null;
   }
 
-  /** Content hashes of the given ids that exist. */
-  hashes(ids: readonly string[]): Map<string, string> {
-    const out = new Map<string, string>();
+  /** Content hashes and model-facing names of the given ids that exist. */
+  stored(ids: readonly string[]): Map<string, { hash: string; modelName: string }> {
+    const out = new Map<string, { hash: string; modelName: string }>();
     for (const part of chunks(ids)) {
-      for (const r of this.sql.exec<{ id: string; hash: string }>(
-        `SELECT id, hash FROM tools WHERE id IN (${placeholders(part.length)})`,
+      for (const r of this.sql.exec<{ id: string; hash: string; model_name: string }>(
+        `SELECT id, hash, model_name FROM tools WHERE id IN (${placeholders(part.length)})`,
         ...part,
       )) {
-        out.set(r.id, r.hash);
+        out.set(r.id, { hash: r.hash, modelName: r.model_name });
       }
     }
     return out;
@@ -114,16 +117,21 @@ export class CatalogRepo {
     return out;
   }
 
+  /** The tool holding a model-facing name, if any. */
+  modelNameOwner(name: string): string | null {
+    return this.sql.exec<{ id: string }>(`SELECT id FROM tools WHERE model_name = ?`, name).toArray()[0]?.id ?? null;
+  }
+
   writeTools(rows: readonly ToolRow[], revision: number): void {
     for (const t of rows) {
       this.sql.exec(
         // Not INSERT OR REPLACE: that would silently delete another tool holding the same model_name.
-        `INSERT INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET ${UPDATE_ALL}`,
         t.id,
         t.server,
         t.name,
-        modelName(t),
+        t.modelName,
         t.title,
         t.description,
         JSON.stringify(t.inputSchema),
@@ -132,6 +140,7 @@ export class CatalogRepo {
         JSON.stringify(t.keywords),
         t.defer,
         t.hash,
+        t.vendor === null ? null : JSON.stringify(t.vendor),
         revision,
       );
     }
@@ -238,8 +247,20 @@ export class CatalogRepo {
     }));
   }
 
-  countTools(): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tools`).one().n;
+  /** Tools in the catalog; of one server and with ids up to `upTo` when given. */
+  countTools(options: { server?: string | undefined; upTo?: string | undefined } = {}): number {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (options.server !== undefined) {
+      where.push("server = ?");
+      params.push(options.server);
+    }
+    if (options.upTo !== undefined) {
+      where.push("id <= ?");
+      params.push(options.upTo);
+    }
+    const clause = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tools${clause}`, ...params).one().n;
   }
 
   /** Every row, for rebuilding the index. */

@@ -186,23 +186,22 @@ export class CatalogViews {
         .exec<{
           id: string;
           hash: string;
-          server: string;
-          name: string;
           model_name: string;
           description: string;
           input_schema: string;
         }>(
-          `SELECT id, hash, server, name, model_name, description, input_schema FROM tools WHERE ` +
+          `SELECT id, hash, model_name, description, input_schema FROM tools WHERE ` +
             `id IN (${part.map(() => "?").join(", ")})`,
           ...part,
         )
         .toArray();
       for (const r of rows) {
         const definition = count(
-          definitionText(
-            { server: r.server, name: r.name, description: r.description, inputSchema: JSON.parse(r.input_schema) },
-            r.model_name,
-          ),
+          definitionText({
+            modelName: r.model_name,
+            description: r.description,
+            inputSchema: JSON.parse(r.input_schema),
+          }),
         );
         // One line of the deferred list, plus its newline.
         const line = count(deferredLine(r.id, r.description).line) + 1;

@@ -3,8 +3,7 @@
  * Each is checked whole, then committed whole with its revision and its audit entry, then applied
  * to the in-memory index.
  */
-import { modelName } from "../catalog/render.ts";
-import type { Defer, ToolRow } from "../catalog/tool.ts";
+import { assignModelNames, modelName, type Defer, type ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
 import type { ToolBatchResult } from "../contract/schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
@@ -73,22 +72,24 @@ export class CatalogWrites {
   }
 
   /**
-   * The write path of upserts and replacements. Checks everything first (capacity, model-name
-   * clashes), then writes rows, removals, servers, the revision and the audit entry in one
+   * The write path of upserts and replacements. Names new tools (`assignModelNames`: a tool whose usual
+   * model-facing name is taken gets a suffix), checks everything (capacity), then writes rows, removals,
+   * servers, the revision and the audit entry in one
    * transaction: a refused or failed write changes nothing. No await happens between the checks
    * and the commit, so concurrent writers apply one at a time. A write that changes nothing (same
    * hashes, no new server, same defer_tools) keeps the revision and records nothing.
    */
   private write(
     caller: Caller,
-    rows: ToolRow[],
+    incoming: ToolRow[],
     removals: string[],
     server: ServerWrite | null,
   ): Result<ToolBatchResult> {
     const { meta, repo } = this.tenant;
     const limits = this.tenant.config().limits;
-    const existing = repo.hashes(rows.map((r) => r.id));
-    const changed = rows.filter((r) => existing.get(r.id) !== r.hash);
+    const existing = repo.stored(incoming.map((r) => r.id));
+    const rows = this.named(incoming, existing, new Set(removals));
+    const changed = rows.filter((r) => existing.get(r.id)?.hash !== r.hash);
     const added = rows.filter((r) => !existing.has(r.id)).length;
     const total = repo.countTools() + added - removals.length;
     if (total > limits.max_tools_per_tenant) {
@@ -107,16 +108,21 @@ export class CatalogWrites {
           `${limitNote("max_servers_per_tenant", limits)}. Remove servers first.`,
       );
     }
-    const clash = this.modelNameClashes(changed, new Set(removals));
-    if (clash.length > 0) {
-      return fail("conflict", `Tool names clash once made model-safe: ${clash.join("; ")}. Rename one of each pair.`, {
-        clashes: clash,
-      });
-    }
     // Re-sending a server's deferTools as it is stored is no change either (a re-run upload does).
     const deferChanges = server?.deferTools != null && repo.serverDefer(server.server) !== server.deferTools;
+    const renamed = rows
+      .filter((r) => r.modelName !== modelName(r))
+      .map((r) => ({ tool_id: r.id, model_name: r.modelName }));
+    const named = renamed.length > 0 ? { renamed } : {};
     if (changed.length === 0 && removals.length === 0 && newServers.length === 0 && !deferChanges) {
-      return ok({ revision: meta.number("revision"), added: 0, updated: 0, unchanged: rows.length, removed: 0 });
+      return ok({
+        revision: meta.number("revision"),
+        added: 0,
+        updated: 0,
+        unchanged: rows.length,
+        removed: 0,
+        ...named,
+      });
     }
     const counts = {
       added,
@@ -145,24 +151,25 @@ export class CatalogWrites {
         });
     });
     this.applied(changed, removals);
-    return ok({ revision, ...counts });
+    return ok({ revision, ...counts, ...named });
   }
 
-  /** Pairs of distinct tools that would share a model-facing name (e.g. `a.b` and `a_b` on one server). */
-  private modelNameClashes(rows: ToolRow[], leaving: Set<string>): string[] {
-    const clashes: string[] = [];
-    const byName = new Map<string, string>();
-    for (const row of rows) {
-      const name = modelName(row);
-      const other = byName.get(name);
-      if (other && other !== row.id) clashes.push(`'${other}' and '${row.id}' -> '${name}'`);
-      byName.set(name, row.id);
-    }
-    for (const [name, owner] of this.tenant.repo.modelNameOwners([...byName.keys()])) {
-      const incoming = byName.get(name)!;
-      if (owner !== incoming && !leaving.has(owner)) clashes.push(`'${owner}' and '${incoming}' -> '${name}'`);
-    }
-    return clashes;
+  /**
+   * The rows with their model-facing names: a tool already in the catalog keeps the one stored with it; a new one
+   * gets its usual name, or that name with a suffix when a tool that stays (or a new one that comes first) holds it.
+   */
+  private named(rows: ToolRow[], existing: Map<string, { modelName: string }>, leaving: Set<string>): ToolRow[] {
+    const { repo } = this.tenant;
+    const fresh = rows.filter((r) => !existing.has(r.id));
+    // The usual names are looked up together; a suffixed one (rare) on its own.
+    const usual = new Set(fresh.map(modelName));
+    const owners = repo.modelNameOwners([...usual]);
+    const taken = (name: string) => {
+      const owner = usual.has(name) ? (owners.get(name) ?? null) : repo.modelNameOwner(name);
+      return owner !== null && !leaving.has(owner);
+    };
+    const assigned = assignModelNames(fresh, taken);
+    return rows.map((r) => ({ ...r, modelName: existing.get(r.id)?.modelName ?? assigned.get(r.id)! }));
   }
 
   /** Tools leaving the catalog leave every session's activated set and the token cache, in the caller's transaction. */

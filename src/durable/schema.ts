@@ -51,6 +51,8 @@ const MIGRATIONS: string[][] = [
        action TEXT NOT NULL, revision INTEGER NOT NULL, details TEXT NOT NULL)`,
     `CREATE INDEX audit_by_time ON audit_log (at)`,
   ],
+  // Vendor options (issue 13): strict, input_examples, allowed_callers, per vendor, as JSON (catalog/tool.ts).
+  [`ALTER TABLE tools ADD COLUMN vendor TEXT`],
   // Hostile clients (issue 16): sessions belong to the key that made them (null: made before owners);
   // key events in the audit trail are kept by age, outside the count that bounds other entries.
   [

@@ -3,13 +3,13 @@
  * threshold and synonyms; inside a session, counted against its turn budget and activating what
  * it finds.
  */
-import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import { FIELDS } from "../catalog/fields.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
+import { noMatchMessage } from "../search/no-match.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
@@ -147,8 +147,14 @@ export class SearchService {
 
     const query = input.query!;
     const index = this.tenant.index.get();
-    const options = { params: this.bm25f(), synonyms: this.tenant.settings.synonyms().compiled };
-    const hits = index.search(query, { ...options, limit, threshold, explain: input.explain ?? false });
+    const options = {
+      params: this.bm25f(),
+      synonyms: this.tenant.settings.synonyms().compiled,
+      builtinSynonyms: settings.builtin_synonyms,
+      maxTerms: config.limits.max_query_terms,
+    };
+    const answer = index.answer(query, { ...options, limit, threshold, explain: input.explain ?? false });
+    const hits = answer.hits;
     // The index keeps no text: names and descriptions come from the rows, the source of truth.
     const rows = this.tenant.repo.getTools(hits.map((h) => h.id));
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -164,24 +170,7 @@ export class SearchService {
         },
       ];
     });
-    let message: string | undefined;
-    if (results.length === 0) {
-      // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model
-      // should know what came close.
-      const closest = index
-        .search(query, { ...options, limit: 3, threshold: 0 })
-        .filter((h) => h.score >= threshold / 2);
-      message =
-        closest.length > 0
-          ? `No tool matched "${query}" at threshold ${threshold}. Closest: ` +
-            `${closest.map((h) => `${h.id} (${round(h.score)})`).join(", ")}; ` +
-            `they share only words that many tools use. If one of them is meant, search again with ` +
-            `more words about the task, or pass a lower "threshold".`
-          : `No tool matched "${query}" at threshold ${threshold}. None of the ${index.size} tools ` +
-            `in this catalog is about these words, ` +
-            `so searching again with synonyms is unlikely to help: tell the user no such tool is ` +
-            `available, or pass a lower "threshold" to see weaker matches.`;
-    }
+    const message = results.length === 0 ? noMatchMessage(query, threshold, answer, index.size) : undefined;
     return ok({
       results,
       activated: [],
@@ -197,7 +186,7 @@ function summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
     tool_id: row.id,
     server: row.server,
     name: row.name,
-    model_name: modelName(row),
+    model_name: row.modelName,
     description: row.description,
   };
 }
@@ -209,5 +198,6 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
     terms: e.terms.map((t) => ({ ...t, weight: round(t.weight), idf: round(t.idf), score: round(t.score) })),
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),
+    ...(e.absent ? { absent: { ...e.absent, factor: round(e.absent.factor) } } : {}),
   };
 }

@@ -4,7 +4,6 @@
  * through the session store and the catalog; the rules come from src/sessions/.
  */
 import { canonicalJson } from "../catalog/json.ts";
-import { modelName } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
@@ -267,13 +266,14 @@ export class SessionService {
       budgetCap: cap,
       defaultMaxResults: settings.default_max_results,
       maxResults: this.tenant.config().limits.max_results,
+      maxQueryChars: this.tenant.config().limits.max_query_chars,
     });
   }
 
   private toolList(session: SessionRecord): ListEntry[] {
     const catalogEntry =
       (source: "always-loaded" | "activated") =>
-      (row: ToolRow): ListEntry => ({ name: modelName(row), source, tool_id: row.id, tool: row });
+      (row: ToolRow): ListEntry => ({ name: row.modelName, source, tool_id: row.id, tool: row });
     return composeToolList({
       toolSearch: {
         name: TOOL_SEARCH_NAME,

@@ -14,11 +14,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
 import { loadConfig } from "../config/env.ts";
-import type { Settings, SettingsPatch } from "../tenancy/settings.ts";
+import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
-import { ok, type Result } from "../errors.ts";
+import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionActor, SessionOptions, SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
@@ -93,11 +93,29 @@ export class TenantObject extends DurableObject<Env> {
 
   private async guarded<T>(
     caller: Caller,
-    scope: Scope,
+    scope: Scope | null,
     work: (grant: Grant) => Result<T> | Promise<Result<T>>,
   ): Promise<Result<T>> {
     const granted = await this.auth.authorize(caller, scope, this.exists);
     return granted.ok ? work(granted.value) : granted;
+  }
+
+  /**
+   * Whether a page of `origin` may call this tenant (the Worker asks only for a request whose Origin header is not the
+   * service's own): listed in the tenant's allowed_origins, after the caller's key is checked.
+   */
+  async admitOrigin(caller: Caller, origin: string): Promise<Result<null>> {
+    return this.guarded(caller, null, () =>
+      originAllowed(this.settings.current().allowed_origins, origin)
+        ? ok(null)
+        : fail(
+            "forbidden",
+            `Requests from pages of ${origin} are not allowed for this tenant. An admin lists the origins whose ` +
+              `pages may call it in the setting allowed_origins (PATCH /v1/tenants/{tenant}/settings); requests ` +
+              `without an Origin header (servers, CLIs) are not affected.`,
+            { origin },
+          ),
+    );
   }
 
   /** Authorisation only, for routes that compute in the Worker but must still be a tenant's caller. */
@@ -225,7 +243,10 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** A page of the catalog for a vendor export, by tool id, ending at a server boundary when it can. */
-  async exportPage(caller: Caller, options: PageOptions & { withToolSearch: boolean }): Promise<Result<ExportPage>> {
+  async exportPage(
+    caller: Caller,
+    options: PageOptions & { withToolSearch: boolean; parts?: boolean },
+  ): Promise<Result<ExportPage>> {
     return this.guarded(caller, "search", () => this.reads.exportPage(options));
   }
 

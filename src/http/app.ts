@@ -16,7 +16,8 @@ import { routeScopes } from "./route-scopes.ts";
 
 import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
-import { ApiFailure, errorBody, onError, refuse, sendError, validationError } from "./errors.ts";
+import { ApiFailure, errorBody, expectOk, onError, refuse, sendError, validationError } from "./errors.ts";
+import { foreignOrigin } from "./origin.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
@@ -68,6 +69,9 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   app.use("/v1/tenants", async (c, next) => {
     refuseBlockedAddress(c);
     await admit(c, await requireOperator(c, config));
+    // No tenant, so no allowed_origins: only the service's own pages (and non-browser clients) get here.
+    const origin = foreignOrigin(c.req.raw);
+    if (origin !== null) refuse("forbidden", `Requests from pages of ${origin} may not manage tenants.`, { origin });
     await next();
   });
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
@@ -82,6 +86,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     if (!checked.ok) refuseAuthentication(c, checked.error);
     c.set("tenantId", tenant);
     c.set("tenant", stub);
+    const origin = foreignOrigin(c.req.raw);
+    if (origin !== null) expectOk(await stub.admitOrigin(c.get("caller"), origin));
     await next();
   });
   app.use("*", bodyGuard(config.limits));

@@ -9,9 +9,9 @@
  * default (ajv) compiles validators with `new Function`, which Workers forbid.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import type { ApiError, Result } from "../errors.ts";
+import type { Result } from "../errors.ts";
 import { TOOL_SEARCH_NAME } from "../sessions/tool-list.ts";
 import {
   announcedTurn,
@@ -68,11 +68,12 @@ export function buildMcpServer(backend: McpBackend, info: ServerInfo): Server {
     }
     if (name === TOOL_DESCRIBE_NAME) return answer(await backend.describe(args));
     if (name === TOOL_SEARCH_NAME) return answer(await backend.search(args));
-    const unknown: ApiError = {
-      error: "not-found",
-      message: `No tool '${name}' on this server: it has tool_search and tool_describe.`,
-    };
-    return toolError(unknown);
+    // The specification answers a call to a tool the server does not have with a protocol error, not a tool result.
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool '${name}': this server has tool_search and tool_describe. Catalog tools are not called here: ` +
+        `find one with tool_search, then call it on its own server.`,
+    );
   });
 
   return server;

@@ -1,8 +1,8 @@
 /**
  * The seam to Orama: the one module that imports `@orama/orama` (pinned to one exact version in package.json).
  *
- * The index keeps Orama's database (internal ids, insert and remove driving our components, save and load) and
- * takes Porter's stemmer from it. It also relies on what no public API exposes: the id store's two maps, the
+ * The index keeps Orama's database (internal ids, insert and remove driving our components, save and load).
+ * It also relies on what no public API exposes: the id store's two maps, the
  * components' data on the database, the hooks Orama calls on an `index` and a `documentsStore` component, and the
  * raw form `save` and `load` exchange. Each of these is named here, and test/search/orama.test.ts checks each
  * against the installed Orama, so an upgrade that changes one fails a named test rather than a search.
@@ -20,7 +20,6 @@ import {
   save,
   type Tokenizer,
 } from "@orama/orama";
-import { tokenizer as oramaTokenizer } from "@orama/orama/components";
 
 /** Orama's id store: document `i` (internal ids start at 1) is `internalIdToId[i - 1]`; `idToInternalId` maps back. */
 export interface IdStore {
@@ -181,9 +180,3 @@ export class OramaDb<I, S, D extends object> {
     this.db.internalDocumentIDStore.internalIdToId = saved.ids;
   }
 }
-
-/** Porter's stemmer, as Orama ships it for its own English tokenizer (no extra dependency). */
-export const porterStemmer: (word: string) => string = oramaTokenizer.createTokenizer({
-  language: "english",
-  stemming: true,
-}).stemmer!;

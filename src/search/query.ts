@@ -5,66 +5,210 @@
  * weight sqrt(times it occurs): a word a long request repeats ("a QR code ... the QR code image")
  * is more likely its subject, but not so much more that one repeated word outweighs the rest.
  * Each pair of adjacent words is also a phrase term (`weather forecast`), weighted PHRASE_WEIGHT,
- * which meets the phrases of description openings (document.ts). A tenant's synonyms add the words
- * (and phrases) of each expansion whose key occurs in the query, at full weight.
+ * which meets the phrases of description openings (document.ts).
+ *
+ * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
+ * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
+ * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
+ * for a key replaces the built-in rule for the same key.
+ *
+ * Work is bounded whatever the query's length (a user's whole message may be 16 KB): at most
+ * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
+ * by their rarity in the catalog, when there are more than half that many), then expansions, then
+ * phrases.
  */
+import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
-import { analyze, phrases } from "./tokenizer.ts";
+import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
+
+/** Query words with a bit of their own (see QueryTerm.bits): a 32-bit integer's, sign aside. */
+const WORD_BITS = 31;
 
 /** A phrase match adds to the words' own matches; at this weight it refines an order more than it makes one. */
 export const PHRASE_WEIGHT = 0.4;
 
-interface SynonymRule {
-  /** The key's analysed terms, matched as a contiguous run of the query's terms. */
-  key: string[];
-  /** The key as the tenant wrote it, reported in explanations. */
+/**
+ * The weight of a built-in expansion's terms, relative to a word the user wrote. Chosen with `npm run eval`
+ * (docs/quality.md, leave-one-set-out).
+ */
+export const BUILTIN_EXPANSION_WEIGHT = 0.5;
+
+export interface SynonymRule {
+  /**
+   * The key's analysed terms, matched as a contiguous run of the query's terms; for a phrasal key, all its words
+   * (stop words kept, stemmed), matched as a run of the query's words as written.
+   */
+  key: readonly string[];
+  /**
+   * A key with stop words in it (`log in`, `spin up`, `call off`): without them it would be a bare verb, so it is
+   * matched with them. Its analysed terms (`words`) must be among the query's scored words.
+   */
+  phrasal?: { words: readonly string[] };
+  /** The key as written, reported in explanations. */
   source: string;
   /** Each expansion's analysed terms. */
-  expansions: string[][];
+  expansions: readonly (readonly string[])[];
 }
 
-/** A tenant's synonym map, compiled for query time: rules by the first term of their key. */
+/** A synonym map compiled for query time: rules by the first term of their key. */
 export type Synonyms = ReadonlyMap<string, readonly SynonymRule[]>;
 
 /**
  * Compiles `{ key: [expansion, ...] }` (keys and expansions are words or short phrases). Keys or
  * expansions that analyse to nothing (only stop words) are dropped: validation refuses them earlier.
  */
-export function compileSynonyms(map: Readonly<Record<string, readonly string[]>>): Synonyms {
+export function compileSynonyms(
+  map: Readonly<Record<string, readonly string[]>>,
+  analyze: Analyze = defaultAnalyze,
+  analyzeAll: Analyze = defaultAnalyzeAll,
+): Synonyms {
   const rules = new Map<string, SynonymRule[]>();
   for (const [source, values] of Object.entries(map)) {
-    const key = analyze(source);
+    const key = ruleKey(source, analyze, analyzeAll);
     const expansions = values.map(analyze).filter((terms) => terms.length > 0);
-    if (key.length === 0 || expansions.length === 0) continue;
-    const list = rules.get(key[0]!) ?? [];
-    list.push({ key, source, expansions });
-    rules.set(key[0]!, list);
+    if (key === null || expansions.length === 0) continue;
+    const list = rules.get(key.key[0]!) ?? [];
+    list.push({ ...key, source, expansions });
+    rules.set(key.key[0]!, list);
   }
   return rules;
 }
 
-export function queryTerms(query: string, synonyms?: Synonyms): QueryTerm[] {
-  const words = analyze(query);
+/** How a synonym key is matched (see SynonymRule), or null when it has no searchable words. */
+export function ruleKey(
+  text: string,
+  analyze: Analyze = defaultAnalyze,
+  analyzeAll: Analyze = defaultAnalyzeAll,
+): Pick<SynonymRule, "key" | "phrasal"> | null {
+  const words = analyze(text);
+  if (words.length === 0) return null;
+  const all = analyzeAll(text);
+  return all.length === words.length ? { key: words } : { key: all, phrasal: { words } };
+}
+
+export interface QueryOptions {
+  /** The tenant's synonyms: full weight; a key here replaces the built-in rule for the same key. */
+  synonyms?: Synonyms;
+  /** The built-in thesaurus, when the tenant has it on. */
+  thesaurus?: Synonyms;
+  /** Weight of a built-in expansion's terms (BUILTIN_EXPANSION_WEIGHT). */
+  expansionWeight?: number;
+  /** Weight of a two-word phrase (PHRASE_WEIGHT). */
+  phraseWeight?: number;
+  /** Catalog document frequency of a term: ranks the words of a long query by how informative they are. */
+  df?: (term: string) => number;
+  /** The most distinct terms scored (limit max_query_terms). */
+  maxTerms?: number;
+  /** The index's analysis (tokenizer.ts); the default one when not given. */
+  analyze?: Analyze;
+  /** The same analysis keeping stop words (for phrasal synonym keys). */
+  analyzeAll?: Analyze;
+}
+
+export interface AnalysedQuery {
+  /** The terms to score, de-duplicated, within the bound. */
+  terms: QueryTerm[];
+  /** Every distinct word of the query (analysed), in order of first occurrence, kept or not. */
+  words: string[];
+  /** The query's analysed words in order, repeats included. */
+  sequence: string[];
+}
+
+/** The query's terms (see the module comment). */
+export function queryTerms(query: string, options: QueryOptions = {}): QueryTerm[] {
+  return analyseQuery(query, options).terms;
+}
+
+export function analyseQuery(query: string, options: QueryOptions = {}): AnalysedQuery {
+  const maxTerms = options.maxTerms ?? DEFAULT_LIMITS.max_query_terms;
+  const sequence = (options.analyze ?? defaultAnalyze)(query);
   const counts = new Map<string, number>();
-  for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const words = [...counts.keys()];
+  const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));
+
   const terms = new Map<string, QueryTerm>();
-  for (const [term, n] of counts) terms.set(term, { term, weight: Math.sqrt(n), word: true });
-  const add = (term: string, weight: number, via?: string) => {
-    const present = terms.get(term);
-    if (!present || present.weight < weight)
-      terms.set(term, { term, weight, ...(present?.word ? { word: true } : {}), ...(via ? { via } : {}) });
-  };
-  for (const phrase of phrases(words)) add(phrase, PHRASE_WEIGHT);
-  if (synonyms) {
-    words.forEach((word, at) => {
-      for (const rule of synonyms.get(word) ?? []) {
-        if (!rule.key.every((t, i) => words[at + i] === t)) continue;
-        for (const expansion of rule.expansions) {
-          for (const term of expansion) add(term, 1, rule.source);
-          for (const phrase of phrases(expansion)) add(phrase, PHRASE_WEIGHT, rule.source);
-        }
-      }
-    });
+  const bits = new Map<string, number>();
+  for (const word of kept) {
+    // Each of the first 31 words has a bit, so the ranker can tell which of them a tool holds (tool-index.ts).
+    const bit = bits.size < WORD_BITS ? 1 << bits.size : 0;
+    bits.set(word, bit);
+    terms.set(word, { term: word, weight: Math.sqrt(counts.get(word)!), word: true, bits: bit });
   }
-  return [...terms.values()];
+  const add = (term: string, weight: number, via?: string, keyBits = 0) => {
+    const present = terms.get(term);
+    if (present && present.weight >= weight) return;
+    if (!present && terms.size >= maxTerms) return;
+    const own = present?.word ? { word: true, bits: present.bits ?? 0 } : keyBits ? { keyBits } : {};
+    terms.set(term, { term, weight, ...own, ...(via ? { via } : {}) });
+  };
+  const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
+  const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
+  // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
+  const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
+  const runs = [
+    { run: sequence, phrasal: false },
+    { run: all, phrasal: true },
+  ];
+  for (const { run, phrasal } of runs) {
+    for (let at = 0; at < run.length && terms.size < maxTerms; at++) {
+      const matches = (rule: SynonymRule) =>
+        (rule.phrasal !== undefined) === phrasal &&
+        rule.key.every((t, i) => run[at + i] === t) &&
+        (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
+      const keyBits = (rule: SynonymRule) => (rule.phrasal?.words ?? rule.key).reduce((b, t) => b | bits.get(t)!, 0);
+      const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
+      for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, keyBits(rule), add);
+      for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
+        if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
+        expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
+      }
+    }
+  }
+  for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {
+    if (phraseWeight > 0 && kept.has(sequence[i]!) && kept.has(sequence[i + 1]!)) {
+      add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight);
+    }
+  }
+  return { terms: [...terms.values()], words, sequence };
+}
+
+function expand(
+  rule: SynonymRule,
+  weight: number,
+  phraseWeight: number,
+  via: string,
+  keyBits: number,
+  add: (term: string, w: number, via: string, keyBits: number) => void,
+) {
+  if (weight <= 0) return;
+  for (const expansion of rule.expansions) {
+    for (const term of expansion) add(term, weight, via, keyBits);
+    if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via, keyBits);
+  }
+}
+
+function sameKey(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/**
+ * At most `max` of `words`: all of them when they fit; otherwise the most informative, those the catalog holds
+ * in the fewest tools (a word it lacks informs nothing and goes last), a repeated word counting sqrt(repeats)
+ * times; ties keep the query's order.
+ */
+function mostInformative(
+  words: string[],
+  counts: ReadonlyMap<string, number>,
+  max: number,
+  df: ((term: string) => number) | undefined,
+): string[] {
+  if (words.length <= max || !df) return words.slice(0, max);
+  const value = (word: string) => {
+    const n = df(word);
+    return n === 0 ? 0 : Math.sqrt(counts.get(word)!) / Math.log(1 + n);
+  };
+  const ranked = words.map((word, order) => ({ word, order, value: value(word) }));
+  ranked.sort((a, b) => b.value - a.value || a.order - b.order);
+  return ranked.slice(0, max).map((r) => r.word);
 }

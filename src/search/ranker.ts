@@ -40,13 +40,13 @@ export interface Bm25fParams {
 
 /** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
 export const DEFAULT_BM25F: Bm25fParams = {
-  k1: 1.2,
+  k1: 2,
   delta: 0.5,
   fields: {
     name: { weight: 3, b: 0.5 },
     server: { weight: 1, b: 0.3 },
     description: { weight: 1, b: 0.75 },
-    params: { weight: 0.5, b: 0.75 },
+    params: { weight: 0.35, b: 0.75 },
     keywords: { weight: 2, b: 0.3 },
   },
 };
@@ -56,6 +56,12 @@ export interface Scored {
   score: number;
   /** How many of the query's own words the document holds in a naming field (name, server, keywords). */
   namedWords: number;
+  /** How many of the query's own words the document holds in any field (0: reached through synonyms only). */
+  ownWords: number;
+  /** The bits (QueryTerm.bits) of the query's words the document holds. */
+  wordBits: number;
+  /** The bits of the query's words whose synonyms' expansions the document holds. */
+  synonymBits: number;
 }
 
 /** The fields a tool is called by: a query made only of words from them names the tool. */
@@ -68,6 +74,10 @@ export interface QueryTerm {
   weight: number;
   /** One of the query's own words (not a phrase, not a synonym's expansion). */
   word?: boolean;
+  /** An own word's bit (query.ts): which of the query's words a tool holds. */
+  bits?: number;
+  /** A synonym expansion's: the bits of the query words whose key added it. */
+  keyBits?: number;
   /** The tenant synonym key that added this term, when a synonym did. */
   via?: string;
 }
@@ -97,9 +107,20 @@ let touched = new Int32Array(1024);
 let marked = new Uint8Array(1024);
 /** Per id, the query words found in a naming field (Scored.namedWords). */
 let named = new Uint16Array(1024);
+/** Per id, the query words found in any field (Scored.ownWords). */
+let own = new Uint16Array(1024);
+/** Per id, Scored.wordBits and Scored.synonymBits. */
+let wordBits = new Int32Array(1024);
+let synonymBits = new Int32Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** A term's idf in the store, or 0 when no document holds it. */
+export function idfOf(store: PostingsStore, term: string): number {
+  const df = documentFrequency(store, term);
+  return df === 0 ? 0 : idf(store.docs, df);
 }
 
 /**
@@ -162,12 +183,17 @@ export function scoreTerms(
   // depend on which segment (frozen or delta) holds an entry.
   let termIdf = 0;
   let termIsWord = false;
+  let termBits = 0;
+  let termKeyBits = 0;
   const add = (doc: number, packed: number) => {
     const tf = weightedTf(fields, packed, doc);
     if (doc >= scratch.length) {
       scratch = grown(scratch, doc);
       marked = grown(marked, doc);
       named = grown(named, doc);
+      own = grown(own, doc);
+      wordBits = grown(wordBits, doc);
+      synonymBits = grown(synonymBits, doc);
     }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
@@ -175,13 +201,20 @@ export function scoreTerms(
       touched[count++] = doc;
     }
     scratch[doc]! += termPart(termIdf, tf, params);
-    if (termIsWord && (packed & NAMING_MASK) !== 0) named[doc]!++;
+    if (termIsWord) {
+      own[doc]!++;
+      if ((packed & NAMING_MASK) !== 0) named[doc]!++;
+    }
+    wordBits[doc]! |= termBits;
+    synonymBits[doc]! |= termKeyBits;
   };
-  for (const { term, weight, word } of terms) {
+  for (const { term, weight, word, bits, keyBits } of terms) {
     const df = documentFrequency(store, term);
     if (df === 0) continue;
     termIdf = weight * idf(store.docs, df);
     termIsWord = word === true;
+    termBits = bits ?? 0;
+    termKeyBits = keyBits ?? 0;
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
@@ -212,16 +245,22 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
     const internalId = touched[n]!;
     const score = scratch[internalId]!;
     const namedWords = named[internalId]!;
+    const ownWords = own[internalId]!;
+    const words = wordBits[internalId]!;
+    const synonyms = synonymBits[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
     named[internalId] = 0;
+    own[internalId] = 0;
+    wordBits[internalId] = 0;
+    synonymBits[internalId] = 0;
     if (limit <= 0) continue;
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
-      if (!better({ internalId, score, namedWords }, last, tieKey)) continue;
+      if (score <= last.score + SCORE_EPSILON && tieKey(internalId) >= tieKey(last.internalId)) continue;
     }
-    const item = { internalId, score, namedWords };
+    const item = { internalId, score, namedWords, ownWords, wordBits: words, synonymBits: synonyms };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);
@@ -230,47 +269,39 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
   return best;
 }
 
-/** Why one document scored what it did: each matched term's IDF, counts per field and share. */
+/**
+ * Why each of `internalIds` scored what it did: each matched term's IDF, counts per field and share. One pass
+ * over each term's postings serves every document asked about, so explaining 50 hits costs what scoring did.
+ */
 export function explainTerms(
   store: PostingsStore,
   terms: readonly QueryTerm[],
   params: Bm25fParams,
-  internalId: number,
-): TermExplanation[] {
+  internalIds: readonly number[],
+): Map<number, TermExplanation[]> {
   ensureClean(store);
   const fields = fieldTable(store, params);
-  const out: TermExplanation[] = [];
+  const out = new Map<number, TermExplanation[]>(internalIds.map((id) => [id, []]));
   for (const { term, weight, via } of terms) {
-    const packed = entryOf(store, term, internalId);
-    if (packed === undefined) continue;
-    const termIdf = idf(store.docs, documentFrequency(store, term));
-    const counts: Partial<Record<Field, number>> = {};
-    FIELDS.forEach((name, slot) => {
-      const count = (packed >> fields[slot]!.shift) & TF_MAX;
-      if (count !== 0) counts[name] = count;
-    });
-    const tf = weightedTf(fields, packed, internalId);
-    out.push({
-      term,
-      weight,
-      ...(via ? { via } : {}),
-      idf: termIdf,
-      tf: counts,
-      score: termPart(weight * termIdf, tf, params),
-    });
+    const df = documentFrequency(store, term);
+    if (df === 0) continue;
+    const termIdf = idf(store.docs, df);
+    const explain = (doc: number, packed: number) => {
+      const parts = out.get(doc);
+      if (!parts) return;
+      const counts: Partial<Record<Field, number>> = {};
+      FIELDS.forEach((name, slot) => {
+        const count = (packed >> fields[slot]!.shift) & TF_MAX;
+        if (count !== 0) counts[name] = count;
+      });
+      const tf = weightedTf(fields, packed, doc);
+      const part = { term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts };
+      parts.push({ ...part, score: termPart(weight * termIdf, tf, params) });
+    };
+    const t = frozenTerm(store, term);
+    if (t >= 0) forEachFrozen(store, t, explain);
+    const list = store.delta.get(term);
+    if (list) for (let i = 0; i < list.length; i += 2) explain(list[i]!, list[i + 1]!);
   }
   return out;
-}
-
-/** The packed counts of `term` in one document, or undefined when the document lacks the term. */
-function entryOf(store: PostingsStore, term: string, internalId: number): number | undefined {
-  let found: number | undefined;
-  const t = frozenTerm(store, term);
-  if (t >= 0)
-    forEachFrozen(store, t, (doc, packed) => {
-      if (doc === internalId) found = packed;
-    });
-  const list = store.delta.get(term);
-  if (list) for (let i = 0; i < list.length; i += 2) if (list[i] === internalId) found = list[i + 1]!;
-  return found;
 }

@@ -34,7 +34,7 @@ function serverOf(id: string): string {
 }
 
 /** The context boost of each candidate that has one. */
-export function serverContext(candidates: readonly Candidate[]): Map<string, Context> {
+export function serverContext(candidates: readonly Candidate[], weight = CONTEXT_WEIGHT): Map<string, Context> {
   const byServer = new Map<string, Candidate[]>();
   for (const c of candidates) {
     const server = serverOf(c.id);
@@ -50,7 +50,7 @@ export function serverContext(candidates: readonly Candidate[]): Map<string, Con
     const [first, second] = [...group].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     for (const c of group) {
       const sibling = c === first ? second! : first!;
-      const score = CONTEXT_WEIGHT * narrowing * sibling.score;
+      const score = weight * narrowing * sibling.score;
       if (score > 0) out.set(c.id, { from: sibling.id, score });
     }
   }

@@ -1,22 +1,23 @@
 /**
  * Text analysis for tool search: identifier-aware splitting, lower-casing, stop words and the
- * Porter stemmer.
+ * Porter stemmer (the `stemmer` package: Orama's English stemmer drops the t of -tion, so `connection` never
+ * met `connect`).
  *
  * Tool names arrive in every style MCP servers use (`read_file`, `getWeather`, `HTTPRequest`,
  * `list-issues`, `github.search`, `mcp__x__ask_codex`); all of them must meet the plain words a
  * model types in a query. The same analysis runs on documents and queries, so a term matches only
  * a whole term (never a prefix: `read` does not match `readme`).
  */
-import { porterStemmer as porter } from "./orama.ts";
+import { stemmer as porter } from "stemmer";
 
 /**
- * Words that say nothing about which tool is meant: English function words (articles, pronouns,
+ * Stop words: words that say nothing about which tool is meant: English function words (articles, pronouns,
  * auxiliaries, prepositions, conjunctions, the fragments `what's` and `don't` split into), and the
  * words a request is wrapped in (`could you please help me`, `I would like`, `I need`, `provide`).
  * Requests to agents are full of the latter; left in, they match every tool that "provides" or
  * "helps" and drown the few words that name the task.
  */
-const STOP_WORDS = new Set(
+const FUNCTION_WORDS = new Set(
   [
     // articles, pronouns, determiners
     "a an the i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her " +
@@ -31,13 +32,17 @@ const STOP_WORDS = new Set(
     // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
     "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma " +
       "mightn mustn needn shan shouldn wasn weren won wouldn",
-    // the wrapping of a request
-    "please help want need like let give provide tell know thanks thank hi hello additionally",
   ]
     .join(" ")
     .split(" "),
 );
 
+/** The words a request is wrapped in (see above). */
+const REQUEST_WORDS = new Set(
+  "please help want need like let give provide tell know thanks thank hi hello additionally".split(" "),
+);
+
+const ACRONYM_PLURAL = /(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu; // PRs -> PR, URLs -> URL (not P Rs); one look per `s`
 const CAMEL_LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu; // getWeather -> get Weather
 /**
  * HTTPRequest -> HTTP Request: a break after a capital that starts a capitalised word. Each match is
@@ -60,6 +65,7 @@ const UNSPACED_CHARS =
  */
 export function splitWords(text: string): string[] {
   const spaced = text
+    .replace(ACRONYM_PLURAL, "")
     .replace(ACRONYM_WORD, "$1 ")
     .replace(CAMEL_LOWER_UPPER, "$1 $2")
     .replace(LETTER_DIGIT, "$1 $2")
@@ -130,15 +136,43 @@ function foldPlural(word: string): string {
   return word;
 }
 
-/** The terms a text contributes to the index or a query: split, stop words removed, stemmed. */
-export function analyze(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of splitWords(text)) {
-    if (STOP_WORDS.has(word)) continue;
-    terms.push(stem(word));
-  }
-  return terms;
+/** The choices of analysis; the evaluation measures each (docs/quality.md). */
+export interface Analysis {
+  /** Porter's stemmer after plural folding; without it, plural folding only. */
+  stemming: boolean;
+  /** Drop the words requests are wrapped in, besides English function words. */
+  requestWords: boolean;
 }
+
+export const DEFAULT_ANALYSIS: Analysis = { stemming: true, requestWords: true };
+
+/** What an analysis makes of a text: its terms, in order, with repeats. */
+export type Analyze = (text: string) => string[];
+
+/** Articles and possessives: they never change what a phrasal verb means (`kick off a build` = `kick off build`). */
+const DETERMINERS = new Set("a an the my your our their his her its this that these those".split(" "));
+
+/**
+ * The analysis `options` describe: split, stop words removed, stemmed. With `keepStopWords`, stop words are kept
+ * (but determiners): the form in which phrasal synonym keys such as `log in` or `spin up` are matched (query.ts).
+ */
+export function analyzer(options: Analysis, keepStopWords = false): Analyze {
+  const normalise = options.stemming ? stem : (word: string) => (/\d/.test(word) ? word : foldPlural(word));
+  const skip = keepStopWords
+    ? (word: string) => DETERMINERS.has(word)
+    : (word: string) => FUNCTION_WORDS.has(word) || (options.requestWords && REQUEST_WORDS.has(word));
+  return (text) => {
+    const terms: string[] = [];
+    for (const word of splitWords(text)) if (!skip(word)) terms.push(normalise(word));
+    return terms;
+  };
+}
+
+/** The terms a text contributes to the index or a query (the default analysis). */
+export const analyze: Analyze = analyzer(DEFAULT_ANALYSIS);
+
+/** Every word of a text but determiners, stemmed, stop words kept (the default analysis). */
+export const analyzeAll: Analyze = analyzer(DEFAULT_ANALYSIS, true);
 
 /**
  * Two-word phrases: each pair of adjacent terms as one term (`weather forecast`). No analysed term

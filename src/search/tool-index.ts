@@ -6,29 +6,41 @@
  * bench) and the tests all run exactly this code.
  */
 import { FIELDS, type Field } from "../catalog/fields.ts";
-import { fieldTerms, type SearchDocument, toSearchDocument, type SearchableTool } from "./document.ts";
+import {
+  DEFAULT_INDEX_OPTIONS,
+  fieldTerms,
+  type IndexOptions,
+  type Analyzers,
+  indexAnalyzers,
+  type SearchableTool,
+  type SearchDocument,
+  toSearchDocument,
+} from "./document.ts";
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
-import { queryTerms, type Synonyms } from "./query.ts";
+import { documentFrequency, freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
+import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, PHRASE_WEIGHT, type Synonyms } from "./query.ts";
 import {
   DEFAULT_BM25F,
   explainTerms,
+  idfOf,
   scoreTerms,
   scoreUnit,
   type Bm25fParams,
   type QueryTerm,
   type TermExplanation,
 } from "./ranker.ts";
-import { serverContext, type Context } from "./server-context.ts";
+import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
+import { absentServices, compileServices, type ServiceNames, serviceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
+import { builtin, compileRules } from "./thesaurus/index.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
  * written under another version is rebuilt from rows, never loaded.
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 export interface SearchOptions {
   limit: number;
@@ -37,16 +49,73 @@ export interface SearchOptions {
   params?: Bm25fParams;
   /** The tenant's synonyms (query.ts). */
   synonyms?: Synonyms;
+  /** Whether queries are expanded with the built-in thesaurus (thesaurus/; default true). */
+  builtinSynonyms?: boolean;
+  /** The most distinct terms a query is scored with (limit max_query_terms). */
+  maxTerms?: number;
   explain?: boolean;
+  /** Ranking constants, for the evaluation's ablations (defaults: DEFAULT_TUNING). */
+  tuning?: Partial<Tuning>;
 }
+
+/**
+ * What a named service the catalog lacks (`zendesk` in "open a zendesk ticket", services.ts) weighs against a match,
+ * in score units: a score s becomes s * s / (s + 3 n) for n such names. A short query that matches on its other words
+ * falls below the threshold (1.8 -> 0.68); a long request whose other words match strongly keeps most of its score
+ * (6 -> 4), since the service may be incidental. Chosen with `npm run eval` (docs/quality.md).
+ */
+const ABSENT_SERVICE_WEIGHT = 3;
+
+/** The ranking's constants in one place, so the evaluation can vary each (docs/quality.md). */
+export interface Tuning {
+  /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
+  expansionWeight: number;
+  /** Weight of a two-word phrase of the query (query.ts). */
+  phraseWeight: number;
+  /** Share of a sibling's score a tool gains from its server (server-context.ts). */
+  contextWeight: number;
+  /** Score units each service the query names but the catalog lacks counts against a match (`unexplained`). */
+  absentServiceWeight: number;
+  /** Queries of at most this many words the catalog knows are short: a match must explain them (`coverage`). */
+  shortQueryWords: number;
+  /** How strongly a short query's unexplained words discount a match: score * coverage ^ exponent. */
+  coverageExponent: number;
+}
+
+/**
+ * A short query says only what it wants: every word it has that the catalog knows should be explained by the tool
+ * it finds. "mass of an electron" matched on `mass` alone leaves half of what was asked unexplained; "weather
+ * tomorrow in Paris" matched on `weather` leaves nothing the catalog knows (it has no `paris`: an argument, not a
+ * capability). Coverage is the share of the query's known words' information (idf) a tool holds, words reached
+ * through a synonym counting at the synonym's weight; a short query's score is multiplied by it. Long requests
+ * are full of context no tool holds, so for them coverage says little and is not applied. Chosen with `npm run
+ * eval` (docs/quality.md).
+ */
+const SHORT_QUERY_WORDS = 3;
+const COVERAGE_EXPONENT = 1 / 3;
+
+/** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
+function unexplained(score: number, absent: number, weight: number): number {
+  return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);
+}
+
+export const DEFAULT_TUNING: Tuning = {
+  expansionWeight: BUILTIN_EXPANSION_WEIGHT,
+  phraseWeight: PHRASE_WEIGHT,
+  contextWeight: CONTEXT_WEIGHT,
+  absentServiceWeight: ABSENT_SERVICE_WEIGHT,
+  shortQueryWords: SHORT_QUERY_WORDS,
+  coverageExponent: COVERAGE_EXPONENT,
+};
 
 /**
  * Why a tool is in the results. Named first, always: `exact-name` (the query is one of the tool's
  * names), `name-tail` (the tail of a namespaced name), `server-name` (the query is the tool's server).
- * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords) and
- * `terms` (everything else). See `passing` for what each needs to be listed.
+ * Ranked: `name-words` (every word of the query is in the tool's name, server or keywords), `synonyms` (the tool
+ * holds none of the query's own words, only words its synonyms expand to) and `terms` (everything else). See
+ * `passing` for what each needs to be listed.
  */
-type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "terms";
+type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "synonyms" | "terms";
 
 export interface Explanation {
   match: Match;
@@ -58,6 +127,17 @@ export interface Explanation {
   context?: Context;
   /** ln(1 + N): the evidence in nats that makes a score of 1 (ranker.ts `scoreUnit`). */
   unit: number;
+  /** Services the query names that the catalog lacks, and the factor they scaled the score by. */
+  absent?: { services: string[]; factor: number };
+}
+
+/** A search's hits, and what the query asked for that no tool has. */
+export interface Answer {
+  hits: Hit[];
+  /** Services the query names that the catalog lacks, as the query wrote them (services.ts). */
+  absent: string[];
+  /** Before the threshold: the best ranked tools, when nothing passed (the no-match message names them). */
+  closest: Hit[];
 }
 
 export interface Hit {
@@ -70,6 +150,8 @@ export interface Hit {
 
 /** How many of the best-scoring tools server context looks at (server-context.ts). */
 const CANDIDATES = 20;
+/** Tools an answer with no match names as the closest. */
+const CLOSEST = 3;
 /**
  * Once the best ranked hit reaches the threshold, the other hits are listed down to this share of
  * it: alternatives nearly as good as a clear match are worth showing, noise is not.
@@ -92,17 +174,17 @@ const NAMED: ReadonlySet<Match> = new Set(["exact-name", "name-tail", "server-na
 /**
  * The threshold rule. Named hits (exact name, name tail, server name) always pass. Ranked hits
  * (best first) pass when the best of them reaches `threshold`, down to COMPANION_SHARE * threshold;
- * a `name-words` hit also passes on its own from NAMING_SHARE * threshold. Exported so that the
- * evaluation applies the very same rule.
+ * a `name-words` hit also passes on its own from NAMING_SHARE * threshold; a `synonyms` hit, which matched
+ * none of the query's own words, only from the threshold itself (a synonym may rescue a tool, never make up the
+ * numbers). Exported so that the evaluation applies the very same rule.
  */
 export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T[], threshold: number): T[] {
   const best = hits.find((h) => !NAMED.has(h.match));
   const open = best !== undefined && best.score >= threshold;
+  const companion = (h: T) => h.score >= (h.match === "synonyms" ? threshold : COMPANION_SHARE * threshold);
   return hits.filter(
     (h) =>
-      NAMED.has(h.match) ||
-      (open && h.score >= COMPANION_SHARE * threshold) ||
-      (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
+      NAMED.has(h.match) || (open && companion(h)) || (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
   );
 }
 
@@ -117,10 +199,11 @@ const UPSERT_SLICE = 2_000;
 
 type Db = OramaDb<PostingsStore, NameStore, SearchDocument>;
 
-function createDb(): Db {
+function createDb(analyzers: Analyzers, options: IndexOptions): Db {
+  const terms = fieldTerms(analyzers.words, options.phraseTerms);
   return OramaDb.create(FIELDS, {
     // Fields are analysed as they are indexed; queries are analysed by query.ts, not through Orama.
-    tokenize: (raw, prop) => fieldTerms(prop, raw),
+    tokenize: (raw, prop) => terms(prop, raw),
     index: postingsIndex,
     documentsStore: nameStore,
   });
@@ -135,17 +218,41 @@ export class ToolIndex {
    */
   private idsPending = false;
 
-  private constructor(db: Db) {
+  private readonly options: IndexOptions;
+  private readonly analyzers: Analyzers;
+  /** The built-in thesaurus under this index's analysis (compiled once, for an analysis other than the default). */
+  private thesaurus: Synonyms | null = null;
+
+  private constructor(db: Db, options: IndexOptions, analyzers: Analyzers) {
     this.db = db;
+    this.options = options;
+    this.analyzers = analyzers;
   }
 
-  static empty(): ToolIndex {
-    return new ToolIndex(createDb());
+  private services: ServiceNames | null = null;
+
+  /** The known services under this index's analysis (compiled once, for an analysis other than the default). */
+  private serviceNames(): ServiceNames {
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return serviceNames();
+    this.services ??= compileServices(this.analyzers.words);
+    return this.services;
+  }
+
+  private builtinThesaurus(): Synonyms {
+    if (this.options.analysis === DEFAULT_INDEX_OPTIONS.analysis) return builtin().thesaurus;
+    this.thesaurus ??= compileRules(builtin().rules, this.analyzers.words, this.analyzers.all).thesaurus;
+    return this.thesaurus;
+  }
+
+  /** An empty index; `options` other than the default are for the evaluation (snapshots hold the default). */
+  static empty(options: IndexOptions = DEFAULT_INDEX_OPTIONS): ToolIndex {
+    const analyzers = indexAnalyzers(options);
+    return new ToolIndex(createDb(analyzers, options), options, analyzers);
   }
 
   /** An index of `tools`, merged into its compact layout. `tools` may be a lazy iterable (rows read as it goes). */
-  static fromTools(tools: Iterable<SearchableTool>): ToolIndex {
-    const index = ToolIndex.empty();
+  static fromTools(tools: Iterable<SearchableTool>, options: IndexOptions = DEFAULT_INDEX_OPTIONS): ToolIndex {
+    const index = ToolIndex.empty(options);
     index.upsert(tools);
     index.compact();
     return index;
@@ -157,10 +264,11 @@ export class ToolIndex {
    * when the rest is worth freeing); the caller must not modify `bytes` afterwards.
    */
   static restore(bytes: Uint8Array): ToolIndex {
-    const db = createDb();
+    const analyzers = indexAnalyzers(DEFAULT_INDEX_OPTIONS);
+    const db = createDb(analyzers, DEFAULT_INDEX_OPTIONS);
     const saved = decodeSnapshot(bytes, INDEX_VERSION);
     db.load(saved);
-    const index = new ToolIndex(db);
+    const index = new ToolIndex(db, DEFAULT_INDEX_OPTIONS, analyzers);
     index.idsPending = saved.ids.length > 0;
     return index;
   }
@@ -200,7 +308,7 @@ export class ToolIndex {
   }
 
   private upsertSlice(tools: SearchableTool[]): void {
-    const docs = tools.map(toSearchDocument);
+    const docs = tools.map((tool) => toSearchDocument(tool, this.options));
     this.remove(docs.map((d) => d.id));
     this.db.insert(docs);
     settle(this.postings());
@@ -224,14 +332,30 @@ export class ToolIndex {
    * BM25F⁺ evidence (ranker.ts) over the score unit, plus server context. See `passing` for the threshold.
    */
   search(query: string, options: SearchOptions): Hit[] {
+    return this.answer(query, options).hits;
+  }
+
+  /** `search`, with what the no-match message needs: the services the catalog lacks, the closest tools. */
+  answer(query: string, options: SearchOptions): Answer {
     const params = options.params ?? DEFAULT_BM25F;
-    const terms = queryTerms(query, options.synonyms);
+    const tuning = { ...DEFAULT_TUNING, ...options.tuning };
+    const store = this.postings();
+    const { terms, sequence } = analyseQuery(query, {
+      ...(options.synonyms ? { synonyms: options.synonyms } : {}),
+      ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
+      analyze: this.analyzers.words,
+      analyzeAll: this.analyzers.all,
+      expansionWeight: tuning.expansionWeight,
+      phraseWeight: tuning.phraseWeight,
+      df: (term) => documentFrequency(store, term),
+      ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
+    });
+    const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
     for (const id of this.named("exact", key)) named.set(id, "exact-name");
     for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
 
-    const store = this.postings();
     const unit = scoreUnit(store.docs);
     const ids = this.db.ids.internalIdToId;
     const ranked = scoreTerms(
@@ -242,6 +366,7 @@ export class ToolIndex {
       (i) => ids[i - 1]!,
     );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
+    const cover = coverage(terms, store, tuning);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -249,17 +374,26 @@ export class ToolIndex {
           ? "server-name"
           : words > 0 && r.namedWords === words
             ? "name-words"
-            : "terms";
-      return { id, score: r.score / unit, match };
+            : r.ownWords === 0
+              ? "synonyms"
+              : "terms";
+      return { id, score: (r.score / unit) * cover(r.wordBits, r.synonymBits), match };
     });
-    const context = serverContext(candidates);
-    const scored = (id: string, own: number) => own + (context.get(id)?.score ?? 0);
+    const context = serverContext(candidates, tuning.contextWeight);
+    const scored = (id: string, own: number) =>
+      unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
 
     const hits: Hit[] = [];
+    const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
+    const unrankedParts = explainTerms(
+      store,
+      terms,
+      params,
+      unranked.map((id) => this.idMap().get(id)!),
+    );
     for (const [id, match] of named) {
       const evidence =
-        candidates.find((c) => c.id === id)?.score ??
-        sum(explainTerms(store, terms, params, this.idMap().get(id)!)) / unit;
+        candidates.find((c) => c.id === id)?.score ?? sum(unrankedParts.get(this.idMap().get(id)!)!) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     for (const c of candidates)
@@ -267,32 +401,48 @@ export class ToolIndex {
     const listed = new Set(hits.map((h) => h.id));
     const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
-    const top = passing([...hits, ...rest], options.threshold).slice(0, options.limit);
-    if (options.explain)
-      for (const hit of top) hit.explain = this.explain(hit, terms, params, unit, context.get(hit.id));
-    return top;
+    const all = [...hits, ...rest];
+    const top = passing(all, options.threshold).slice(0, options.limit);
+    const closest = top.length === 0 ? all.slice(0, CLOSEST) : [];
+    if (options.explain) {
+      const penalty = { absent, weight: tuning.absentServiceWeight };
+      this.explain([...top, ...closest], terms, params, unit, context, penalty);
+    }
+    return { hits: top, absent, closest };
   }
 
+  /** Adds each hit's explanation, from one pass over the query terms' postings. */
   private explain(
-    hit: Hit,
+    hits: Hit[],
     terms: QueryTerm[],
     params: Bm25fParams,
     unit: number,
-    context: Context | undefined,
-  ): Explanation {
-    const internalId = this.idMap().get(hit.id)!;
-    const parts = explainTerms(this.postings(), terms, params, internalId).map((p) => ({
-      ...p,
-      score: p.score / unit,
-    }));
-    const fields: Explanation["fields"] = {};
-    for (const part of parts) {
-      for (const f of Object.keys(part.tf) as Field[]) {
-        fields[f] ??= [];
-        fields[f].push(part.term);
+    context: ReadonlyMap<string, Context>,
+    penalty: { absent: string[]; weight: number },
+  ): void {
+    const internal = hits.map((hit) => this.idMap().get(hit.id)!);
+    const explained = explainTerms(this.postings(), terms, params, internal);
+    hits.forEach((hit, i) => {
+      const parts = explained.get(internal[i]!)!.map((p) => ({ ...p, score: p.score / unit }));
+      const fields: Explanation["fields"] = {};
+      for (const part of parts) {
+        for (const f of Object.keys(part.tf) as Field[]) {
+          fields[f] ??= [];
+          fields[f].push(part.term);
+        }
       }
-    }
-    return { match: hit.match, fields, terms: parts, ...(context ? { context } : {}), unit };
+      const boost = context.get(hit.id);
+      const own = sum(parts) + (boost?.score ?? 0);
+      const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
+      hit.explain = {
+        match: hit.match,
+        fields,
+        terms: parts,
+        ...(boost ? { context: boost } : {}),
+        unit,
+        ...(penalty.absent.length > 0 ? { absent: { services: penalty.absent, factor } } : {}),
+      };
+    });
   }
 
   /** Tool ids whose `kind` name keys include `key`, sorted. */
@@ -322,6 +472,31 @@ export class ToolIndex {
   private names(): NameStore {
     return this.db.docs;
   }
+}
+
+/**
+ * A short query's coverage by a tool (see SHORT_QUERY_WORDS) as a factor of its score: 1 for a longer query, or
+ * for one the catalog knows no word of.
+ */
+function coverage(
+  terms: readonly QueryTerm[],
+  store: PostingsStore,
+  tuning: Tuning,
+): (wordBits: number, synonymBits: number) => number {
+  const known = terms
+    .filter((t) => t.word && t.bits)
+    .map((t) => ({ bits: t.bits!, info: idfOf(store, t.term) }))
+    .filter((w) => w.info > 0);
+  const total = known.reduce((sum, w) => sum + w.info, 0);
+  if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
+  return (wordBits, synonymBits) => {
+    let covered = 0;
+    for (const w of known) {
+      if (wordBits & w.bits) covered += w.info;
+      else if (synonymBits & w.bits) covered += tuning.expansionWeight * w.info;
+    }
+    return (covered / total) ** tuning.coverageExponent;
+  };
 }
 
 /** The server part of a tool id (`server::name`; server names hold no colon). */

@@ -65,6 +65,10 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
       continue;
     }
     const format = detectFormat(raw);
+    if (format === "openai-namespace") {
+      fail(["a namespace groups a server's tools; session tools have no server: give its functions one by one"]);
+      continue;
+    }
     const parsed = schemas.byFormat[format].safeParse(raw);
     if (!parsed.success) {
       fail(issueReasons(parsed.error.issues).map((r) => `${r} (read as ${format} format)`));
@@ -98,5 +102,14 @@ export function parseSessionTools(items: readonly unknown[], limits: Limits): Se
 
 /** A session tool in the shape the renderers take (it has no server and no catalog id). */
 export function sessionToolRow(tool: SessionTool): ToolRow {
-  return { id: tool.name, server: "", keywords: [], defer: null, hash: "", ...tool };
+  return {
+    id: tool.name,
+    server: "",
+    keywords: [],
+    defer: null,
+    vendor: null,
+    hash: "",
+    modelName: tool.name,
+    ...tool,
+  };
 }

@@ -53,6 +53,8 @@ export interface ToolSearchContext {
   budgetCap: number;
   defaultMaxResults: number;
   maxResults: number;
+  /** The deployment's `max_query_chars`: the query's maxLength, so a model knows the limit before it hits it. */
+  maxQueryChars: number;
 }
 
 /** How many server names the description lists before it says "and N more". */
@@ -87,6 +89,7 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
     properties: {
       query: {
         type: "string",
+        maxLength: ctx.maxQueryChars,
         description: "Keywords describing the capability you need. Give this or tool_id, not both.",
       },
       tool_id: {
@@ -113,6 +116,8 @@ export function toolSearchTool(ctx: ToolSearchContext): ToolRow {
     annotations: { readOnlyHint: true, openWorldHint: false },
     keywords: [],
     defer: "never",
+    vendor: null,
     hash: "",
+    modelName: TOOL_SEARCH_NAME,
   };
 }

@@ -8,6 +8,38 @@ import { DeferSchema } from "../catalog/tool.ts";
 
 const weight = z.number().min(0).max(20);
 
+/**
+ * An origin as browsers send it in the Origin header (`https://app.example.com`, `http://localhost:3000`): scheme,
+ * host and a port other than the scheme's default, nothing else. Null for anything else (`null`, a path, a typo).
+ */
+export function normalizedOrigin(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether an Origin header's value is one of `allowed` (compared as normalised origins). */
+export function originAllowed(allowed: readonly string[], origin: string): boolean {
+  const normal = normalizedOrigin(origin);
+  return normal !== null && allowed.includes(normal);
+}
+
+const OriginSchema = z
+  .string()
+  .max(2048)
+  .refine(
+    (o) => normalizedOrigin(o) === o,
+    "an origin is scheme://host[:port] exactly as browsers send it: lower case, no path, no trailing slash, " +
+      "no default port (https://app.example.com)",
+  );
+/** At most this many entries in allowed_origins. */
+const MAX_ORIGINS = 100;
+const allowedOrigins = z.array(OriginSchema).max(MAX_ORIGINS, `at most ${MAX_ORIGINS} origins`);
+
 export const SettingsSchema = z
   .strictObject({
     matching_threshold: z
@@ -44,6 +76,13 @@ export const SettingsSchema = z
       .describe(
         "Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults",
       ),
+    builtin_synonyms: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Expand queries with the built-in vocabulary of software capabilities (pr -> pull request, ticket ~ issue) " +
+          "at reduced weight; the tenant's own synonyms extend and override it",
+      ),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).default(30),
@@ -52,6 +91,12 @@ export const SettingsSchema = z
       })
       .default({ min_tools: 30, min_pct: 5, min_tokens: 50_000 })
       .describe("When the plan endpoint turns tool search on"),
+    allowed_origins: allowedOrigins
+      .default([])
+      .describe(
+        "Origins (scheme://host[:port]) whose pages may call this tenant. A request with an Origin header that is " +
+          "neither listed nor the service's own origin gets 403; requests without Origin (servers, CLIs) pass",
+      ),
   })
   .meta({
     id: "TenantSettings",
@@ -63,7 +108,9 @@ export const SettingsSchema = z
       default_defer: "auto",
       mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
+      builtin_synonyms: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
+      allowed_origins: [],
     },
   });
 
@@ -96,6 +143,7 @@ export const SettingsPatchSchema = z
         >,
       )
       .optional(),
+    builtin_synonyms: z.boolean().optional(),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).optional(),
@@ -103,6 +151,7 @@ export const SettingsPatchSchema = z
         min_tokens: z.number().int().min(0).optional(),
       })
       .optional(),
+    allowed_origins: allowedOrigins.optional().describe("Replaces the whole list; [] allows no other origin"),
   })
   .meta({
     id: "TenantSettingsPatch",

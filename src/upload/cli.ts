@@ -3,7 +3,7 @@
  * MCP servers of an MCP client configuration. See HELP below (also in the README).
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { readCommandLine, type CommandHelp } from "../cli/usage.ts";
 import { ToolSearchClient } from "../client/index.ts";
 import { SERVER_NAME } from "../catalog/tool.ts";
 import { DEFAULT_LIMITS } from "../config/limits.ts";
@@ -19,46 +19,62 @@ const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 const DEFAULTS = { url: "http://localhost:8787", concurrency: 4, batchSize: 1000, retries: 5 };
 
-const HELP = `Upload tool catalogs to tool-search.
-
-Usage:
-  npm run upload -- [options] <file|folder>...
-  npm run upload -- [options] --mcp-config <file>
-  (or: npx tool-search-upload ...)
-
-Input:
+const HELP: CommandHelp = {
+  summary: "Upload tool catalogs to tool-search.",
+  usage: [
+    "npm run upload -- [options] <file|folder>...",
+    "npm run upload -- [options] --mcp-config <file>",
+    "(or: npx tool-search-upload ...)",
+  ],
+  flags: {
+    url: { text: "the service", default: `$TOOL_SEARCH_URL, else ${DEFAULTS.url}`, value: "<url>" },
+    key: { text: "an API key with the write scope", default: "$TOOL_SEARCH_KEY", value: "<key>" },
+    tenant: {
+      text: "the tenant (needed with the operator token)",
+      default: "$TOOL_SEARCH_TENANT, else the key's own tenant",
+      value: "<id>",
+    },
+    server: { text: "upload every tool of the input to this server", value: "<name>" },
+    "mcp-config": {
+      text: "read an MCP client configuration and replace each of its servers' sets (see below)",
+      value: "<file>",
+    },
+    replace:
+      "replace each server's whole set (PUT .../servers/{server}/tools): tools the server holds that are not in " +
+      "the input are removed; each server goes in one request, so a server larger than one request is refused " +
+      "(--mcp-config always replaces)",
+    "dry-run": "validate everything locally with the service's own schemas; send nothing",
+    concurrency: { text: "requests (and MCP servers) at a time", default: String(DEFAULTS.concurrency), value: "<n>" },
+    "batch-size": {
+      text: `tools per request, at most ${DEFAULT_LIMITS.max_tools_per_batch}`,
+      default: String(DEFAULTS.batchSize),
+      value: "<n>",
+    },
+    "max-body-bytes": {
+      text: "bytes per request",
+      default: `${DEFAULT_LIMITS.max_body_bytes}, the service's default limit`,
+      value: "<n>",
+    },
+    retries: {
+      text: "retries of a request answered 429 or 5xx, or not answered; waits what Retry-After asks, else backs off",
+      default: String(DEFAULTS.retries),
+      value: "<n>",
+    },
+  },
+  notes: `Input:
   <file>       an MCP tools/list result {"tools": [...], "nextCursor"?} (bare or inside a JSON-RPC
                response), a PUT body {"tools": [...], "defer_tools"?}, a JSON array of tools in any
-               accepted format (MCP, Anthropic, OpenAI Chat, OpenAI Responses), or NDJSON (one tool
-               per line; .ndjson or .jsonl)
+               accepted format (MCP, Anthropic, OpenAI Chat, OpenAI Responses, Responses namespaces),
+               or NDJSON (one tool per line; .ndjson or .jsonl)
   <folder>     its .json, .ndjson and .jsonl files (not sub-folders), one server per file
-  A tool's server: --server if given, else the tool's own "server" field, else the file's name
-  (characters outside A-Z a-z 0-9 _ - become "-": my.server.json -> my-server).
+  A tool's server: --server if given, else the tool's own "server" field (a namespace's name), else
+  the file's name (characters outside A-Z a-z 0-9 _ - become "-": my.server.json -> my-server).
 
-  --mcp-config <file>   read an MCP client configuration ({"mcpServers": {...}}, the Copilot CLI and
-               Claude Desktop shape), start or connect to each server (type stdio|local|http|sse,
-               command, args, env, cwd, url, headers), list its tools (following pagination), keep
-               those in its "tools" allow-list ("*" = all) and replace the server's set with them,
-               carrying "deferTools" over. Server names come from the configuration keys, made to
-               fit like file names. Entries with "disabled": true are skipped.
-
-Options:
-  --url <url>           the service (default: $TOOL_SEARCH_URL or ${DEFAULTS.url})
-  --key <key>           an API key with the write scope (default: $TOOL_SEARCH_KEY)
-  --tenant <id>         the tenant (default: $TOOL_SEARCH_TENANT, else the tenant the key belongs to)
-  --server <name>       upload every tool of the input to this server
-  --replace             replace each server's whole set (PUT .../servers/{server}/tools): tools the
-                        server holds that are not in the input are removed. Each server goes in one
-                        request so that the replacement stays all-or-nothing; a server larger than
-                        one request is refused (upload it without --replace). --mcp-config always
-                        replaces.
-  --dry-run             validate everything locally with the service's own schemas; send nothing
-  --concurrency <n>     requests (and MCP servers) at a time (default ${DEFAULTS.concurrency})
-  --batch-size <n>      tools per request (default ${DEFAULTS.batchSize}, at most ${DEFAULT_LIMITS.max_tools_per_batch})
-  --max-body-bytes <n>  bytes per request (default ${DEFAULT_LIMITS.max_body_bytes}, the service's default limit)
-  --retries <n>         retries of a request answered 429 or 5xx, or not answered (default ${DEFAULTS.retries});
-                        waits what Retry-After asks, else backs off exponentially
-  -h, --help            this text
+  --mcp-config reads {"mcpServers": {...}} (the Copilot CLI and Claude Desktop shape), starts or
+  connects to each server (type stdio|local|http|sse, command, args, env, cwd, url, headers), lists
+  its tools (following pagination), keeps those in its "tools" allow-list ("*" = all) and replaces
+  the server's set with them, carrying "deferTools" over. Server names come from the configuration
+  keys, made to fit like file names. Entries with "disabled": true are skipped.
 
 Every server's tools are validated before anything is sent; a server with an invalid tool is
 rejected whole (nothing of it is sent) and its reasons are printed. A second run of the same
@@ -67,8 +83,14 @@ input reports every tool unchanged.
 Exit codes:
   0  everything uploaded (or, with --dry-run, valid)
   1  some tools were rejected or could not be delivered, or an MCP server could not be listed
-  2  wrong usage or unreadable input: nothing was sent
-`;
+  2  wrong usage or unreadable input: nothing was sent`,
+  examples: [
+    "npm run upload -- demo/catalog",
+    "npm run upload -- --replace --server notes notes.ndjson",
+    "npm run upload -- --dry-run exports/",
+    "npx tool-search-upload --mcp-config ~/.copilot/mcp-config.json",
+  ],
+};
 
 class UsageError extends Error {}
 
@@ -95,10 +117,10 @@ interface Options {
   retries: number;
 }
 
-/** The command line as node:util's parseArgs reads it; its own errors become usage errors. */
+/** The command line as node:util's parseArgs reads it, with --help and usage errors (src/cli/usage.ts). */
 function readArgv(argv: string[]) {
-  try {
-    return parseArgs({
+  return readCommandLine(
+    {
       args: argv,
       allowPositionals: true,
       options: {
@@ -113,18 +135,16 @@ function readArgv(argv: string[]) {
         "max-body-bytes": { type: "string" },
         retries: { type: "string" },
         "mcp-config": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
       },
-    });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+    },
+    HELP,
+  );
 }
 
-function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | "help" {
-  const parsed = readArgv(argv);
+type Parsed = Extract<ReturnType<typeof readArgv>, { kind: "run" }>["parsed"];
+
+function parseOptions(parsed: Parsed, env: NodeJS.ProcessEnv): Options {
   const v = parsed.values;
-  if (v.help) return "help";
   const paths = parsed.positionals;
   const mcpConfig = v["mcp-config"];
   if (!mcpConfig && paths.length === 0) throw new UsageError("give a file or folder to upload, or --mcp-config <file>");
@@ -224,17 +244,22 @@ async function fromMcpConfig(
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let options: Options | "help";
+  const line = readArgv(argv);
+  if (line.kind === "help") {
+    process.stdout.write(line.text);
+    return EXIT.ok;
+  }
+  if (line.kind === "usage-error") {
+    process.stderr.write(`upload: ${line.text}`);
+    return EXIT.usage;
+  }
+  let options: Options;
   try {
-    options = parseOptions(argv, env);
+    options = parseOptions(line.parsed, env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`upload: ${e.message}\nRun with --help for usage.\n`);
     return EXIT.usage;
-  }
-  if (options === "help") {
-    process.stdout.write(HELP);
-    return EXIT.ok;
   }
   const progress = createProgress("uploading");
   try {

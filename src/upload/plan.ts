@@ -53,6 +53,20 @@ export interface PlanOptions {
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
 /**
+ * An OpenAI Responses namespace as its functions, each naming the namespace as its server (what the service does
+ * with a namespace, done here so that every tool of a server goes through the same grouping and batching).
+ */
+function namespaceFunctions(item: Item): Item[] {
+  const raw = item.raw as { type?: unknown; name?: unknown; tools?: unknown } | null;
+  if (typeof raw !== "object" || raw === null || raw.type !== "namespace" || !Array.isArray(raw.tools)) return [item];
+  return raw.tools.map((tool: unknown, i) => ({
+    raw:
+      typeof tool === "object" && tool !== null && typeof raw.name === "string" ? { ...tool, server: raw.name } : tool,
+    where: `${item.where} tools[${i}]`,
+  }));
+}
+
+/**
  * Tools grouped by server, in order of first appearance. `server`: --server, else the tool's own, else the file's name.
  */
 export function groupByServer(sources: Source[], forced?: string): ServerUpload[] {
@@ -68,7 +82,7 @@ export function groupByServer(sources: Source[], forced?: string): ServerUpload[
   for (const source of sources) {
     const fromFile = forced ?? serverNameFrom(source.stem);
     const touched = new Set<ServerUpload>();
-    for (const item of source.items) {
+    for (const item of source.items.flatMap(namespaceFunctions)) {
       const own =
         typeof item.raw === "object" && item.raw !== null ? (item.raw as { server?: unknown }).server : undefined;
       const server = forced ?? (typeof own === "string" ? own : fromFile);

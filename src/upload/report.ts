@@ -52,6 +52,11 @@ export function formatSummary(outcomes: ServerOutcome[], dryRun: boolean): strin
   for (const o of outcomes) lines.push(line(o.server, row(o)));
   if (outcomes.length > 1) lines.push(line("total", sum));
 
+  const renamed = outcomes.flatMap((o) => o.renamed);
+  if (renamed.length) {
+    lines.push("", "Model-facing names with a suffix (the usual server__name was taken by another tool):");
+    for (const r of renamed) lines.push(`  ${r}`);
+  }
   const rejected = outcomes.flatMap((o) => o.rejected);
   if (rejected.length) {
     lines.push("", "Rejected (nothing of a rejected server or request was written):");

@@ -25,6 +25,8 @@ export interface ServerOutcome {
   /** Tools whose request could not be delivered, and what failed (also an MCP server that could not be listed). */
   failedTools: number;
   failed: string[];
+  /** Tools whose model-facing name is not the usual `server__name` (another tool held it): `tool_id -> name`. */
+  renamed: string[];
 }
 
 export interface SendOptions {
@@ -45,6 +47,7 @@ export function emptyOutcome(upload: ServerUpload): ServerOutcome {
     rejected: [...upload.rejected],
     failedTools: 0,
     failed: [],
+    renamed: [],
   };
 }
 
@@ -62,6 +65,7 @@ function record(outcome: ServerOutcome, result: ToolBatchResult): void {
   outcome.counts.updated += result.updated;
   outcome.counts.unchanged += result.unchanged;
   outcome.counts.removed += result.removed;
+  for (const r of result.renamed ?? []) outcome.renamed.push(`${r.tool_id} -> ${r.model_name}`);
 }
 
 function describe(batch: Batch): string {

@@ -59,6 +59,7 @@ function contentOf(tool: ReturnType<typeof bigBatch>[number]): ToolContent {
     annotations: null,
     keywords: [],
     defer: null,
+    vendor: null,
   };
 }
 
@@ -312,6 +313,7 @@ function contentOfTool(name: string, v: number): Omit<ToolContent, "server"> {
     annotations: null,
     keywords: [],
     defer: null,
+    vendor: null,
   };
 }
 

@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
+import { ToolSearchClient } from "../../src/client/index.ts";
 import { folder, mcpTool, ROOT, summaryRow, tenantOn, upload } from "./cli.ts";
 
 let worker: LocalWorker;
@@ -196,19 +197,27 @@ describe("rejections", () => {
     expect((await api.tools.list()).tools.map((t) => t.tool_id)).toEqual(["good::works"]);
   });
 
-  it(
-    "reports a batch the service rejects (names that clash once model-safe) with its reason, " + "writing none of it",
-    async () => {
-      const { key, api } = await tenantOn(worker, "clash");
-      const dir = folder({ "clash.json": { tools: [mcpTool("list.items"), mcpTool("list_items")] } });
-      const r = await upload(["--url", worker.url, "--key", key, dir]);
-      expect(r.code).toBe(1);
-      expect(summaryRow(r.stdout, "clash")).toMatchObject({ tools: 2, rejected: 2, added: 0 });
-      expect(r.stdout).toContain("409 conflict");
-      expect(r.stdout).toContain("'clash::list.items' and 'clash::list_items'");
-      expect((await api.catalog()).tools).toBe(0);
-    },
-  );
+  it("uploads names that map to one model-facing name and lists the one that got a suffix", async () => {
+    const { key, api } = await tenantOn(worker, "clash");
+    const dir = folder({ "clash.json": { tools: [mcpTool("list.items"), mcpTool("list_items")] } });
+    const r = await upload(["--url", worker.url, "--key", key, dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryRow(r.stdout, "clash")).toMatchObject({ tools: 2, added: 2, rejected: 0 });
+    expect(r.stdout).toMatch(/clash::list\.items -> clash__list_items_[0-9a-f]{6}/);
+    expect((await api.catalog()).tools).toBe(2);
+  });
+
+  it("reports a batch the service refuses (a key without write scope) with its reason, writing nothing", async () => {
+    const { api } = await tenantOn(worker, "refused");
+    const operator = new ToolSearchClient({ url: worker.url, token: worker.adminToken }).tenant("refused");
+    const readOnly = (await operator.keys.create({ scopes: ["search"] })).key;
+    const dir = folder({ "refused.json": { tools: [mcpTool("list_items")] } });
+    const r = await upload(["--url", worker.url, "--key", readOnly, dir]);
+    expect(r.code).toBe(1);
+    expect(summaryRow(r.stdout, "refused")).toMatchObject({ tools: 1, rejected: 1, added: 0 });
+    expect(r.stdout).toContain("403 forbidden");
+    expect((await api.catalog()).tools).toBe(0);
+  });
 
   it("--dry-run validates locally and sends nothing", async () => {
     const counter = await proxy([]);

@@ -88,6 +88,7 @@ describe("input formats", () => {
       name: "w__getWeather",
       description: "Current weather",
       parameters,
+      strict: null,
     });
     expect((await get("xml")).status).toBe(400);
   });
@@ -126,7 +127,7 @@ describe("input formats", () => {
     expect(catalog.body.servers).toHaveLength(20);
     const found = await search(tenant, key, { query: "tool_9999" });
     expect(found.body.results[0].tool_id).toBe("s19::tool_9999");
-  });
+  }, 20_000);
 });
 
 describe("all or nothing", () => {
@@ -269,18 +270,6 @@ describe("replace a server's tools (setTools)", () => {
     expect(wrongServer.body.items[0].reasons[0]).toMatch(/differs from the path's server 'gh'/);
     const page = await call("GET", `/v1/tenants/${tenant}/tools`, { token: key });
     expect(page.body.tools.map((t: { tool_id: string }) => t.tool_id)).toEqual(["gh::list_issues"]);
-  });
-
-  it("rejects names that clash once made model-safe, naming both", async () => {
-    const { tenant, key } = await tenantWithKey();
-    const r = await upsert(tenant, key, [
-      { server: "s", ...mcpTool("a.b", "Dotted") },
-      { server: "s", ...mcpTool("a_b", "Underscored") },
-    ]);
-    expect(r.status).toBe(409);
-    expect(r.body.error).toBe("conflict");
-    expect(r.body.message).toContain("'s::a.b' and 's::a_b' -> 's__a_b'");
-    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key })).body.tools).toBe(0);
   });
 
   it("concurrent replacements apply one at a time: the last one to arrive wins whole", async () => {

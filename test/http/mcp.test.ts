@@ -145,7 +145,16 @@ describe("MCP endpoint", () => {
 
   it("describes a tool by id without spending the budget; unknown ids and bad arguments are tool errors", async () => {
     const { tenant, key } = await tenantWithCatalog();
-    const { client } = await connect(tenant, key);
+    const { client, sessionId } = await connect(tenant, key);
+    const raw = await rawPost(
+      tenant,
+      key,
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "startExport", arguments: {} } },
+      { "mcp-session-id": sessionId },
+    );
+    expect(raw.status, raw.text).toBe(200);
+    expect(raw.body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602 } });
+    expect(raw.body.error.message).toMatch(/Unknown tool 'startExport'.*tool_search/);
     const described = (await client.callTool({
       name: "tool_describe",
       arguments: { tool_id: "fs::read_file" },
@@ -172,8 +181,11 @@ describe("MCP endpoint", () => {
     });
     const extra = await searchTool(client, { query: "file", session_id: "other" });
     expect(extra.structuredContent.message).toMatch(/Unknown argument\(s\) session_id/);
-    const unknownTool = (await client.callTool({ name: "fs__read_file", arguments: {} })) as ToolCall;
-    expect(unknownTool.structuredContent.error).toBe("not-found");
+    // A tool this server does not have is a protocol error (-32602), as the specification asks, naming the way out.
+    await expect(client.callTool({ name: "fs__read_file", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("tool_search"),
+    });
     // None of these ran a search.
     expect((await searchTool(client, { query: "weather" })).structuredContent.budget.used).toBe(1);
     await client.close();

@@ -1,5 +1,7 @@
 /** Search semantics over HTTP: exact ids, exact names, namespaced tails, ties, threshold, no-match, limits. */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/env.ts";
 import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
 const ids = (r: { body: { results: { tool_id: string }[] } }) => r.body.results.map((x) => x.tool_id);
@@ -176,7 +178,11 @@ describe("search", () => {
   });
 
   it("refuses queries over the length limit and unknown fields", async () => {
-    expect((await search(tenant, key, { query: "x".repeat(1001) })).status).toBe(400);
+    const limit = loadConfig(env).limits.max_query_chars;
+    expect((await search(tenant, key, { query: "x".repeat(limit) })).status).toBe(200);
+    const over = await search(tenant, key, { query: "x".repeat(limit + 1) });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toContain(String(limit));
     const extra = await search(tenant, key, { query: "read", surprise: 1 });
     expect(extra.status).toBe(400);
     expect(extra.body.message).toContain("surprise");

@@ -1,4 +1,7 @@
-/** Per-tenant synonyms and per-tool keywords: words a catalog lacks, supplied by its owner. */
+/**
+ * Synonyms: the built-in thesaurus (words people use against the words catalogs use), a tenant's own synonyms, and
+ * per-tool keywords: words a catalog lacks, supplied by its owner.
+ */
 import { env } from "cloudflare:workers";
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -26,12 +29,59 @@ const CATALOG = [
   })),
 ];
 
-async function tenantWithCatalog() {
+/** A tenant with CATALOG; without the built-in thesaurus unless asked, so that tenant synonyms are seen alone. */
+async function tenantWithCatalog(builtin = false) {
   const t = await tenantWithKey();
   const up = await upsert(t.tenant, t.key, CATALOG);
   expect(up.status, up.text).toBe(200);
+  if (!builtin) {
+    const off = await call("PATCH", `/v1/tenants/${t.tenant}/settings`, {
+      token: t.key,
+      body: { builtin_synonyms: false },
+    });
+    expect(off.status, off.text).toBe(200);
+  }
   return t;
 }
+
+describe("the built-in thesaurus", () => {
+  it("finds a tool by words people use for it, at reduced weight, and explain says which rule", async () => {
+    const { tenant, key } = await tenantWithCatalog(true);
+    const r = await search(tenant, key, { query: "show my repos", explain: true });
+    expect(ids(r)[0]).toBe("github::list_repositories");
+    const expansion = r.body.results[0].explain.terms.find((t: { via?: string }) => t.via === "builtin:repo");
+    expect(expansion).toMatchObject({ weight: 0.5 });
+    expect(ids(await search(tenant, key, { query: "review the PR" }))[0]).toBe("github::get_pull_request");
+  });
+
+  it("is a setting: off, the same queries miss", async () => {
+    const { tenant, key } = await tenantWithCatalog(false);
+    expect(ids(await search(tenant, key, { query: "show my repos" }))).not.toContain("github::list_repositories");
+    expect((await search(tenant, key, { query: "review the PR" })).body.results).toEqual([]);
+  });
+
+  it("yields to a tenant rule for the same key, and never outvotes the query's own words", async () => {
+    const { tenant, key } = await tenantWithCatalog(true);
+    const own = [
+      { server: "news", ...mcpTool("publish_press_release", "Publish a press release") },
+      { server: "git", ...mcpTool("list_repos", "List repos") },
+    ];
+    expect((await upsert(tenant, key, own)).status).toBe(200);
+    // "repos" is the word of git::list_repos; github's tool is reached only through the expansion.
+    expect(ids(await search(tenant, key, { query: "list repos" })).slice(0, 2)).toEqual([
+      "git::list_repos",
+      "github::list_repositories",
+    ]);
+    expect((await putSynonyms(tenant, key, { PR: ["press release"] })).status).toBe(200);
+    const r = await search(tenant, key, { query: "review the PR", explain: true, threshold: 0 });
+    expect(ids(r)[0]).toBe("news::publish_press_release");
+    const vias = r.body.results.flatMap((x: { explain: { terms: { via?: string }[] } }) =>
+      x.explain.terms.map((t) => t.via),
+    );
+    expect(vias).toContain("PR");
+    expect(vias).not.toContain("builtin:pr");
+  });
+});
 
 describe("synonyms", () => {
   it("a query that misses without a synonym finds the tool with it", async () => {

@@ -82,6 +82,7 @@ describe("catalog export in the vendors' deferred forms", () => {
         name: "github__list_issues",
         description: "List issues in a GitHub repository",
         parameters: { type: "object", properties: { repo: { type: "string", description: "owner/name" } } },
+        strict: null,
         defer_loading: true,
       });
       expect(namespaces.find((n) => n.name === "core")!.tools[0]).not.toHaveProperty("defer_loading");

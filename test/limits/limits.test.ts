@@ -163,6 +163,25 @@ const CASES: Record<LimitName, Case> = {
     kind: "refusal",
     request: (t) => post(t, "/search", { query: "x".repeat(limits.max_query_chars + 1) }),
   },
+  max_query_terms: {
+    kind: "bound",
+    run: async (t) => {
+      const common = "alpha bravo charlie";
+      const batch = [
+        tool("target", { description: `${common} delta echo` }),
+        ...["a", "b", "c"].map((n) => tool(n, { description: common })),
+      ];
+      expect((await upsert(t.tenant, t.key, batch)).status).toBe(200);
+      // Six distinct words, twice the bound's share for words: the rarest in the catalog are kept (delta and echo,
+      // in one tool), then the query's order decides among equals (alpha); a word no tool has informs nothing.
+      const r = await post(t, "/search", { query: `foxtrot ${common} delta echo`, explain: true, threshold: 0 });
+      expect(r.status, r.text).toBe(200);
+      const target = r.body.results.find((x: { name: string }) => x.name === "target");
+      const terms = target.explain.terms.map((x: { term: string }) => x.term);
+      expect(terms.length).toBeLessThanOrEqual(limits.max_query_terms);
+      expect(terms.filter((x: string) => !x.includes(" ")).sort()).toEqual(["alpha", "delta", "echo"]);
+    },
+  },
   max_results: {
     kind: "refusal",
     request: (t) => post(t, "/search", { query: "tool", max_results: limits.max_results + 1 }),
@@ -419,7 +438,7 @@ describe("limits", () => {
     expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
     expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({
       max_results: 7,
-      max_query_chars: 1_000,
+      max_query_chars: 16_384,
     });
   });
 });

@@ -1,10 +1,20 @@
 /** Query processing: term weights, phrases and tenant synonyms. */
 import { describe, expect, it } from "vitest";
-import { compileSynonyms, PHRASE_WEIGHT, queryTerms } from "../../src/search/query.ts";
+import {
+  analyseQuery,
+  BUILTIN_EXPANSION_WEIGHT,
+  compileSynonyms,
+  PHRASE_WEIGHT,
+  queryTerms,
+  type Synonyms,
+} from "../../src/search/query.ts";
+import { builtin } from "../../src/search/thesaurus/index.ts";
+
+const BUILTIN_THESAURUS = builtin().thesaurus;
 import { stem } from "../../src/search/tokenizer.ts";
 
-const byTerm = (query: string, synonyms?: Parameters<typeof queryTerms>[1]) =>
-  Object.fromEntries(queryTerms(query, synonyms).map((t) => [t.term, t]));
+const byTerm = (query: string, synonyms?: Synonyms) =>
+  Object.fromEntries(queryTerms(query, synonyms ? { synonyms } : {}).map((t) => [t.term, t]));
 
 describe("queryTerms", () => {
   it("weighs each distinct word by the square root of its repeats, and adjacent pairs as phrases", () => {
@@ -21,16 +31,18 @@ describe("queryTerms", () => {
   it("adds a synonym's expansion, words and phrase, at full weight, and says which key added it", () => {
     const synonyms = compileSynonyms({ pr: ["pull request"], repo: ["repository"] });
     const terms = byTerm("merge the PR in my repo", synonyms);
-    expect(terms.pull).toEqual({ term: "pull", weight: 1, via: "pr" });
-    expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr" });
+    // An expansion carries the bits of the query words whose key added it (here `pr`).
+    expect(terms.pull).toEqual({ term: "pull", weight: 1, via: "pr", keyBits: terms.pr!.bits });
+    expect(terms[stem("request")]).toEqual({ term: stem("request"), weight: 1, via: "pr", keyBits: terms.pr!.bits });
     expect(terms[`pull ${stem("request")}`]).toEqual({
       term: `pull ${stem("request")}`,
       weight: PHRASE_WEIGHT,
       via: "pr",
+      keyBits: terms.pr!.bits,
     });
     expect(terms[stem("repository")]!.via).toBe("repo");
-    // The word itself stays, one of the query's own words.
-    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true });
+    // The word itself stays, one of the query's own words, with its bit.
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true, bits: 2 });
     expect(terms.pull!.word).toBeUndefined(); // an expansion is not a word the query said
     expect(byTerm("merge the pull request").pull!.via).toBeUndefined();
   });
@@ -45,11 +57,46 @@ describe("queryTerms", () => {
 
   it("leaves a word the query already has as the query's own", () => {
     const terms = byTerm("repo repo repository", compileSynonyms({ repo: ["repository"] }));
-    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1, word: true });
+    expect(terms[stem("repository")]).toEqual({ term: stem("repository"), weight: 1, word: true, bits: 2 });
     expect(terms.repo!.weight).toBeCloseTo(Math.SQRT2, 12);
   });
 
   it("drops keys and expansions that have no searchable words", () => {
     expect(compileSynonyms({ the: ["repository"], repo: ["the", "of"] }).size).toBe(0);
+  });
+
+  it("expands with the built-in thesaurus at reduced weight, and says so (via builtin:<key>)", () => {
+    const terms = Object.fromEntries(queryTerms("open a PR", { thesaurus: BUILTIN_THESAURUS }).map((t) => [t.term, t]));
+    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true, bits: 2 });
+    expect(terms.pull!.weight).toBeLessThan(1);
+    expect(terms.pull!.via).toMatch(/^builtin:/);
+    expect(terms.pull!.word).toBeUndefined();
+    const weather = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS, expansionWeight: 0.3 });
+    expect(weather.find((t) => t.term === "weather")).toMatchObject({ weight: 0.3, via: "builtin:forecast" });
+    expect(BUILTIN_EXPANSION_WEIGHT).toBeLessThan(1);
+  });
+
+  it("lets a tenant rule replace the built-in rule for the same key, and add keys of its own", () => {
+    const synonyms = compileSynonyms({ PR: ["press release"], zap: ["automation"] });
+    const terms = queryTerms("PR zap", { synonyms, thesaurus: BUILTIN_THESAURUS });
+    const byTerm = Object.fromEntries(terms.map((t) => [t.term, t]));
+    expect(byTerm.press).toMatchObject({ weight: 1, via: "PR" });
+    expect(byTerm.pull).toBeUndefined();
+    expect(byTerm[stem("automation")]).toMatchObject({ weight: 1, via: "zap" });
+  });
+
+  it("scores at most maxTerms distinct terms: the most informative words (half), then expansions and phrases", () => {
+    const letter = (i: number) => String.fromCharCode(97 + i);
+    const words = Array.from({ length: 40 }, (_, i) => `q${letter(Math.floor(i / 26))}${letter(i % 26)}x`);
+    const df = (term: string) => (term === "qbbx" ? 1 : term === "qaax" ? 0 : 10);
+    const { terms, words: all } = analyseQuery(words.join(" "), { maxTerms: 8, df });
+    expect(all).toHaveLength(40);
+    expect(terms.length).toBeLessThanOrEqual(8);
+    const own = terms.filter((t) => t.word).map((t) => t.term);
+    expect(own).toHaveLength(4);
+    // The rarest word first, then the query's order among equals.
+    expect(own[0]).toBe("qbbx");
+    // qaax, first in the query, is in no tool: it informs nothing and is left out.
+    expect(own.slice(1)).toEqual(["qabx", "qacx", "qadx"]);
   });
 });

@@ -177,8 +177,10 @@ describe("tool list composition", () => {
       budgetCap: 3,
       defaultMaxResults: 5,
       maxResults: 50,
+      maxQueryChars: 16_384,
     });
     expect(tool.description).toContain("the tools of servers github, jira are deferred until you search for them");
+    expect(tool.inputSchema).toMatchObject({ properties: { query: { maxLength: 16_384 } } });
     expect(tool.description).toContain("You have 3 searches per turn");
     expect(JSON.stringify(tool.inputSchema)).not.toMatch(/oneOf|anyOf|allOf/);
   });

@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { parseToolBatch } from "../../catalog/batch.ts";
 import type { Limits } from "../../config/limits.ts";
-import { modelName, renderDefinition } from "../../catalog/render.ts";
+import { renderDefinition } from "../../catalog/render.ts";
 import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { limitNote } from "../../config/limits.ts";
@@ -139,7 +139,7 @@ function toSummary(row: ToolRow): z.infer<typeof ToolSummarySchema> {
     tool_id: row.id,
     server: row.server,
     name: row.name,
-    model_name: modelName(row),
+    model_name: row.modelName,
     title: row.title,
     description: row.description,
     defer: row.defer,

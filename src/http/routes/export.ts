@@ -5,7 +5,7 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
-import { exportTools, openaiClientToolSearch } from "../../catalog/vendor.ts";
+import { ANTHROPIC_MAX_DEFERRED, exportTools, openaiClientToolSearch } from "../../catalog/vendor.ts";
 import { renderDefinition } from "../../catalog/render.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { TOOL_SEARCH_NAME } from "../../sessions/tool-list.ts";
@@ -15,6 +15,24 @@ import { requires, errorResponses, jsonContent } from "../openapi.ts";
 import { CatalogExportSchema, exportQuerySchema } from "../../contract/export-schemas.ts";
 import { TenantIdSchema } from "../../contract/schemas.ts";
 import { decodeCursor, encodeCursor } from "./catalog.ts";
+import type { ExportPage } from "../../durable/catalog-reads.ts";
+
+/** Where an Anthropic page stands among the parts one request each can carry, and a word when there are several. */
+function anthropicParts({ part, parts, deferredTotal }: NonNullable<ExportPage["parts"]>) {
+  return {
+    part,
+    parts,
+    deferred_total: deferredTotal,
+    ...(parts > 1
+      ? {
+          message:
+            `This export holds ${deferredTotal} deferred tools; Anthropic takes at most ${ANTHROPIC_MAX_DEFERRED} ` +
+            `per request, so it comes in ${parts} parts (this page is in part ${part}). Send one part's tools in a ` +
+            `request, or export a smaller set with \`server\`.`,
+        }
+      : {}),
+  };
+}
 
 export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceConfig): void {
   const route = createRoute({
@@ -28,7 +46,9 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
       "`defer_loading: true` unless always loaded. Names are model-facing names (`server__name`), the names search " +
       "answers reference. The first page starts with tool_search, to be executed by the client through POST " +
       '.../search (Anthropic: a plain tool; OpenAI: `{"type":"tool_search","execution":"client",...}`). Ordered by ' +
-      "tool id; page with `cursor`.",
+      "tool id; page with `cursor`. anthropic: Anthropic takes at most 10,000 deferred tools per request, so the " +
+      "export comes in parts of at most 10,000 deferred tools (`part` of `parts`; a page never spans two), with a " +
+      "`message` when there is more than one.",
     security: requires("search"),
     request: { params: z.object({ tenant: TenantIdSchema }), query: exportQuerySchema(config.limits) },
     responses: {
@@ -42,9 +62,13 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     if (after === null) refuse("invalid-request", "cursor is not one this API returned; start again without it.");
     const page = expectOk(
-      await c
-        .get("tenant")
-        .exportPage(c.get("caller"), { after, server, limit, withToolSearch: tool_search === "true" }),
+      await c.get("tenant").exportPage(c.get("caller"), {
+        after,
+        server,
+        limit,
+        withToolSearch: tool_search === "true",
+        parts: format === "anthropic",
+      }),
     );
     const deferred = new Set(page.facts.deferred);
     const entries = page.rows.map((row) => ({ row, deferred: deferred.has(row.id) }));
@@ -61,6 +85,7 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
         revision: page.revision,
         tools: [...search, ...exportTools(format, entries, page.facts.servers)],
         next_cursor: page.next === null ? null : encodeCursor(page.next),
+        ...(page.parts ? anthropicParts(page.parts) : {}),
       },
       200,
     );

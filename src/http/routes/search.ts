@@ -1,11 +1,11 @@
 /** POST /v1/tenants/{tenant}/search: an exact tool_id lookup or a ranked keyword query. */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
-import type { JsonObject } from "../../catalog/json.ts";
 import { OUTPUT_FORMATS, renderDefinition, type OutputFormat } from "../../catalog/render.ts";
 import type { ToolRow } from "../../catalog/tool.ts";
 import {
   anthropicToolError,
+  type AnthropicToolResult,
   anthropicToolResult,
   openaiSearchErrorItems,
   openaiSearchItems,
@@ -36,7 +36,7 @@ function vendorAnswer(
   output: SearchOutput,
   rows: ToolRow[],
   facts: ExportFacts,
-): { tool_result: JsonObject } | { input_items: JsonObject[] } {
+): { tool_result: AnthropicToolResult } | { input_items: ReturnType<typeof openaiSearchItems> } {
   if (format === "anthropic-tool-reference") return { tool_result: anthropicToolResult(callId, rows, output.message) };
   const deferred = new Set(facts.deferred);
   const entries = rows.map((row) => ({ row, deferred: deferred.has(row.id) }));

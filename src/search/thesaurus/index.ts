@@ -12,18 +12,33 @@
  * THESAURUS_VERSION records the data: bump it (to the day of the change) whenever a data file changes, so that
  * what depends on the expansions (explanations, stored results, benchmarks) can tell which data it saw.
  */
+import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
+import { CALENDAR } from "./data/calendar.ts";
 import { CLOUD } from "./data/cloud.ts";
 import { CODE } from "./data/code.ts";
 import { COMMERCE } from "./data/commerce.ts";
+import { CONTAINERS } from "./data/containers.ts";
 import { DATA } from "./data/data.ts";
+import { DELIVERY } from "./data/delivery.ts";
+import { DEVTOOLS } from "./data/devtools.ts";
+import { DOCUMENTS } from "./data/documents.ts";
+import { EMAIL } from "./data/email.ts";
+import { FILES } from "./data/files.ts";
+import { FINANCE } from "./data/finance.ts";
 import { GENERAL } from "./data/general.ts";
+import { GIT } from "./data/git.ts";
+import { LANGUAGE } from "./data/language.ts";
+import { MAPS } from "./data/maps.ts";
 import { MEDIA } from "./data/media.ts";
 import { MESSAGING } from "./data/messaging.ts";
+import { OBSERVABILITY } from "./data/observability.ts";
 import { OFFICE } from "./data/office.ts";
 import { SERVICES_LINES } from "./data/services.ts";
 import { SYSTEM } from "./data/system.ts";
+import { TIME } from "./data/time.ts";
 import { TRAVEL } from "./data/travel.ts";
+import { WEATHER } from "./data/weather.ts";
 import { WEB } from "./data/web.ts";
 import { WORK } from "./data/work.ts";
 import {
@@ -44,42 +59,70 @@ export const THESAURUS_VERSION = "2026-12-01";
 /** The rule lines of each domain, by the domain's name (the `source` of its rules and problems). */
 export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   general: GENERAL,
+  git: GIT,
   code: CODE,
+  devtools: DEVTOOLS,
   work: WORK,
   messaging: MESSAGING,
+  email: EMAIL,
+  calendar: CALENDAR,
   office: OFFICE,
+  documents: DOCUMENTS,
+  files: FILES,
+  system: SYSTEM,
+  containers: CONTAINERS,
   cloud: CLOUD,
+  delivery: DELIVERY,
+  observability: OBSERVABILITY,
   data: DATA,
   commerce: COMMERCE,
-  web: WEB,
-  system: SYSTEM,
-  media: MEDIA,
   business: BUSINESS,
+  web: WEB,
+  browser: BROWSER,
+  maps: MAPS,
+  weather: WEATHER,
+  time: TIME,
+  finance: FINANCE,
+  language: LANGUAGE,
+  media: MEDIA,
   travel: TRAVEL,
 };
 
-const parsed = Object.entries(BUILTIN_LINES).map(([source, lines]) => parseSynonyms(lines, source));
-const compiled = compileRules(parsed.flatMap((p) => p.rules));
-const services = parseServices(SERVICES_LINES);
+/** The built-in data, parsed and compiled. */
+export interface Builtin {
+  /** Every rule as written, one per source member (an equivalence line gives one per member). */
+  rules: readonly ThesaurusRule[];
+  /** The rules compiled for query time: by the first analysed term of their key. */
+  thesaurus: CompiledThesaurus;
+  /**
+   * What could not be used (malformed lines, sides that analyse to nothing, no-op or repeated expansions). Always
+   * empty in a release: the thesaurus tests fail otherwise. Such lines are skipped, never fatal.
+   */
+  problems: readonly ThesaurusProblem[];
+  /** Names of known services, one group per product (`["github", "gh"]`), lower case, as written. */
+  serviceGroups: readonly (readonly string[])[];
+  /** Every known service name and alias, lower case, as written (multi-word names are phrases). */
+  services: readonly string[];
+}
 
-/** Every built-in rule as written, one per source member (an equivalence line gives one per member). */
-export const BUILTIN_RULES: readonly ThesaurusRule[] = parsed.flatMap((p) => p.rules);
-
-/** The built-in rules compiled for query time: by the first analysed term of their key. */
-export const BUILTIN_THESAURUS: CompiledThesaurus = compiled.thesaurus;
+let loaded: Builtin | null = null;
 
 /**
- * What could not be used in the built-in data (malformed lines, sides that analyse to nothing, no-op or repeated
- * expansions). Always empty in a release: the thesaurus tests fail otherwise. Such lines are skipped, never fatal.
+ * The built-in data, parsed and compiled on first use (some 50 ms): an isolate that never searches, or serves
+ * only other routes, never pays for it.
  */
-export const BUILTIN_PROBLEMS: readonly ThesaurusProblem[] = [
-  ...parsed.flatMap((p) => p.problems),
-  ...compiled.problems,
-  ...services.problems,
-];
-
-/** Names of known services, one group per product (`["github", "gh"]`), lower case, as written. */
-export const SERVICE_GROUPS: readonly (readonly string[])[] = services.groups;
-
-/** Every known service name and alias, lower case, as written (multi-word names are phrases). */
-export const SERVICES: readonly string[] = services.groups.flat();
+export function builtin(): Builtin {
+  if (loaded) return loaded;
+  const parsed = Object.entries(BUILTIN_LINES).map(([source, lines]) => parseSynonyms(lines, source));
+  const rules = parsed.flatMap((p) => p.rules);
+  const compiled = compileRules(rules);
+  const services = parseServices(SERVICES_LINES);
+  loaded = {
+    rules,
+    thesaurus: compiled.thesaurus,
+    problems: [...parsed.flatMap((p) => p.problems), ...compiled.problems, ...services.problems],
+    serviceGroups: services.groups,
+    services: services.groups.flat(),
+  };
+  return loaded;
+}

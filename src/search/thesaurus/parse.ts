@@ -17,7 +17,8 @@
  * side with the index's own analysis (tokenizer.ts), so that a rule meets queries and tool text
  * exactly as they are indexed: case, plurals and stems do not matter, stop words vanish.
  */
-import { analyze } from "../tokenizer.ts";
+import { ruleKey, type SynonymRule } from "../query.ts";
+import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze } from "../tokenizer.ts";
 
 /** One rule as written: a query that says `from` is also searched for each entry of `to`. */
 export interface ThesaurusRule {
@@ -146,8 +147,8 @@ export function parseSynonyms(input: string | readonly string[], source?: string
 }
 
 /** A rule compiled for query time: `key` matched as a contiguous run of a query's analysed terms. */
-interface CompiledRule {
-  /** The analysed terms of `from`. */
+interface CompiledRule extends SynonymRule {
+  /** The analysed terms of `from` (all its words, stop words kept, for a phrasal key: see query.ts). */
   key: string[];
   /** `from` as first written, for explanations (`via: "builtin:<source>"`). */
   source: string;
@@ -171,26 +172,31 @@ export interface CompileResult {
  * (only stop words), a side of more than MAX_PHRASE_TERMS words, an expansion whose terms all occur
  * in the key (`doc => docs` after stemming, `s3 bucket => bucket`), an expansion repeated for a key.
  */
-export function compileRules(rules: readonly ThesaurusRule[]): CompileResult {
+export function compileRules(
+  rules: readonly ThesaurusRule[],
+  analyze: Analyze = defaultAnalyze,
+  analyzeAll: Analyze = defaultAnalyzeAll,
+): CompileResult {
   const problems: ThesaurusProblem[] = [];
   const byKey = new Map<string, CompiledRule>();
   const seen = new Map<string, Set<string>>();
   for (const rule of rules) {
     const problem = (text: string, message: string) =>
       problems.push({ line: rule.line, ...(rule.source ? { source: rule.source } : {}), text, message });
-    const key = analyze(rule.from);
-    if (key.length === 0) {
+    const matched = ruleKey(rule.from, analyze, analyzeAll);
+    if (matched === null) {
       problem(rule.from, `'${rule.from}' has no searchable words (only stop words or punctuation)`);
       continue;
     }
-    if (key.length > MAX_PHRASE_TERMS) {
-      problem(rule.from, `'${rule.from}' has ${key.length} searchable words; the limit is ${MAX_PHRASE_TERMS}`);
+    const key = matched.phrasal?.words ?? matched.key;
+    if (matched.key.length > MAX_PHRASE_TERMS) {
+      problem(rule.from, `'${rule.from}' has ${matched.key.length} words; the limit is ${MAX_PHRASE_TERMS}`);
       continue;
     }
-    const id = key.join(" ");
+    const id = `${matched.phrasal ? "phrasal:" : ""}${matched.key.join(" ")}`;
     let compiled = byKey.get(id);
     if (!compiled) {
-      compiled = { key, source: rule.from, expansions: [], targets: [] };
+      compiled = { ...matched, key: [...matched.key], source: rule.from, expansions: [], targets: [] };
       byKey.set(id, compiled);
       seen.set(id, new Set());
     }
@@ -243,7 +249,7 @@ export function parseServices(
     const names = members(text, "line");
     if (typeof names === "string") return names;
     if (names.some((n) => n !== n.toLowerCase())) return "service names are written in lower case";
-    const empty = names.find((n) => analyze(n).length === 0);
+    const empty = names.find((n) => defaultAnalyze(n).length === 0);
     if (empty !== undefined) return `'${empty}' has no searchable words`;
     groups.push(names);
   };

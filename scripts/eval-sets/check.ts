@@ -1,0 +1,59 @@
+/**
+ * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-requests) from the command line:
+ *
+ *   npx node scripts/eval-sets/check.ts [--help]
+ *
+ * The rules are those of scripts/eval-sets/sets.ts (the test suite runs the same ones in
+ * test/eval/sets.test.ts): every gold id is a tool of tools.jsonl, categories are known, the counts
+ * meet the minimums, no query text repeats, absent and irrelevant queries have empty gold; and
+ * tools.jsonl is exactly what eval/mcp/servers/*.json give. Prints the counts; exits 1 on a problem.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { catalogJsonl } from "./catalog.ts";
+import type { Fixture } from "./dump-mcp-tools.ts";
+import { checkSets } from "./sets.ts";
+
+const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
+
+if (process.argv.includes("--help")) {
+  console.log(
+    "Usage: npx node scripts/eval-sets/check.ts\n\n" +
+      "Validates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.",
+  );
+  process.exit(0);
+}
+
+const read = (path: string) => readFileSync(join(EVAL, path), "utf8");
+const report = checkSets({
+  keywordTools: read("mcp-keyword/tools.jsonl"),
+  keywordQueries: read("mcp-keyword/queries.jsonl"),
+  requestTools: read("mcp-requests/tools.jsonl"),
+  requestQueries: read("mcp-requests/queries.jsonl"),
+  requestIrrelevant: read("mcp-requests/irrelevant.jsonl"),
+});
+const fixtures = readdirSync(join(EVAL, "mcp/servers"))
+  .filter((f) => f.endsWith(".json"))
+  .map((f) => JSON.parse(read(join("mcp/servers", f))) as Fixture);
+if (catalogJsonl(fixtures) !== read("mcp-keyword/tools.jsonl")) {
+  report.problems.push(
+    "mcp-keyword/tools.jsonl is not what eval/mcp/servers gives: run scripts/eval-sets/build-catalog.ts",
+  );
+}
+
+console.log(`catalog: ${report.tools} tools of ${report.servers} servers`);
+for (const [file, counts] of Object.entries(report.counts)) {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  console.log(
+    `${file}: ${total} (${Object.entries(counts)
+      .map(([c, n]) => `${c} ${n}`)
+      .join(", ")})`,
+  );
+}
+if (report.problems.length > 0) {
+  console.log(`\n${report.problems.length} problem(s):\n  ${report.problems.join("\n  ")}`);
+  process.exitCode = 1;
+} else {
+  console.log("no problems");
+}

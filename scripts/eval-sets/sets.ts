@@ -1,0 +1,213 @@
+/**
+ * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-requests) must keep, as pure functions
+ * over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
+ * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
+ */
+
+/** Categories of eval/mcp-keyword/queries.jsonl and the least number of queries each must have. */
+export const KEYWORD_MINIMUMS = {
+  "exact-name": 40,
+  "partial-name": 40,
+  "other-words": 60,
+  task: 50,
+  absent: 50,
+} as const;
+export const KEYWORD_TOTAL_MINIMUM = 250;
+
+/** Categories of eval/mcp-requests/queries.jsonl and their minimums. */
+export const REQUEST_MINIMUMS = { single: 60, multi: 30 } as const;
+export const REQUEST_TOTAL_MINIMUM = 120;
+
+/** Categories of eval/mcp-requests/irrelevant.jsonl and their minimums. */
+export const IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 10, "missing-capability": 10 } as const;
+export const IRRELEVANT_TOTAL_MINIMUM = 40;
+
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export interface SetTool {
+  id: string;
+  server: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown> | null;
+}
+
+export interface SetQuery {
+  id: string;
+  query: string;
+  gold: string[];
+  gold_groups?: string[][];
+  category: string;
+}
+
+/** Lines of a JSONL text, parsed; a line that is not JSON is reported by its number. */
+export function parseJsonl<T>(text: string, file: string, problems: string[]): T[] {
+  const rows: T[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      rows.push(JSON.parse(line) as T);
+    } catch {
+      problems.push(`${file}:${i + 1}: not JSON`);
+    }
+  });
+  return rows;
+}
+
+/** Problems of a catalog (tools.jsonl): fields, name rules, id = server::name, unique ids. */
+export function checkTools(tools: SetTool[], file: string): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const t of tools) {
+    const where = `${file}: ${t.id}`;
+    if (typeof t.server !== "string" || !SERVER_NAME.test(t.server))
+      problems.push(`${where}: server name ${t.server} breaks [A-Za-z0-9_-]{1,64}`);
+    if (typeof t.name !== "string" || !TOOL_NAME.test(t.name))
+      problems.push(`${where}: tool name ${t.name} breaks the MCP name rule`);
+    if (t.id !== `${t.server}::${t.name}`) problems.push(`${where}: id is not server::name`);
+    if (typeof t.description !== "string") problems.push(`${where}: description is not a string`);
+    if (t.inputSchema !== null && (typeof t.inputSchema !== "object" || Array.isArray(t.inputSchema)))
+      problems.push(`${where}: inputSchema is not an object`);
+    if (ids.has(t.id)) problems.push(`${where}: duplicate id`);
+    ids.add(t.id);
+  }
+  return problems;
+}
+
+interface QueryRules {
+  file: string;
+  minimums: Record<string, number>;
+  totalMinimum: number;
+  /** Categories whose gold must be empty (all of them for irrelevant.jsonl). */
+  emptyGold: (category: string) => boolean;
+  /** Least and most gold tools a category may name, when it names some. */
+  goldCount?: (category: string) => [number, number];
+}
+
+/** Problems of a query file: categories, counts, ids, duplicate texts, gold ids and groups. */
+export function checkQueries(queries: SetQuery[], toolIds: ReadonlySet<string>, rules: QueryRules): string[] {
+  const problems: string[] = [];
+  const counts = new Map<string, number>();
+  const ids = new Set<string>();
+  const texts = new Set<string>();
+  for (const q of queries) {
+    const where = `${rules.file}: ${q.id}`;
+    if (typeof q.id !== "string" || q.id === "") problems.push(`${rules.file}: a query has no id`);
+    if (ids.has(q.id)) problems.push(`${where}: duplicate id`);
+    ids.add(q.id);
+    if (typeof q.query !== "string" || q.query.trim() === "") problems.push(`${where}: empty query`);
+    const text = String(q.query).trim().toLowerCase().replace(/\s+/g, " ");
+    if (texts.has(text)) problems.push(`${where}: duplicate query text "${q.query}"`);
+    texts.add(text);
+    if (!(q.category in rules.minimums)) problems.push(`${where}: unknown category ${q.category}`);
+    counts.set(q.category, (counts.get(q.category) ?? 0) + 1);
+    if (!Array.isArray(q.gold)) {
+      problems.push(`${where}: gold is not a list`);
+      continue;
+    }
+    if (rules.emptyGold(q.category)) {
+      if (q.gold.length > 0 || (q.gold_groups?.length ?? 0) > 0)
+        problems.push(`${where}: a ${q.category} query must have empty gold`);
+      continue;
+    }
+    if (q.gold.length === 0) problems.push(`${where}: empty gold`);
+    const [least, most] = rules.goldCount?.(q.category) ?? [1, Number.POSITIVE_INFINITY];
+    if (q.gold.length < least || q.gold.length > most)
+      problems.push(`${where}: ${q.gold.length} gold tools, expected ${least}..${most}`);
+    if (new Set(q.gold).size !== q.gold.length) problems.push(`${where}: a gold id is repeated`);
+    for (const g of q.gold) if (!toolIds.has(g)) problems.push(`${where}: gold ${g} is not in tools.jsonl`);
+    if (q.gold_groups !== undefined) {
+      if (q.gold_groups.length !== q.gold.length) problems.push(`${where}: gold_groups and gold differ in length`);
+      q.gold_groups.forEach((group, i) => {
+        if (group[0] !== q.gold[i]) problems.push(`${where}: group ${i + 1} does not start with gold[${i}]`);
+        if (new Set(group).size !== group.length) problems.push(`${where}: group ${i + 1} repeats an id`);
+        for (const g of group) if (!toolIds.has(g)) problems.push(`${where}: group member ${g} is not in tools.jsonl`);
+      });
+    }
+  }
+  for (const [category, least] of Object.entries(rules.minimums)) {
+    const n = counts.get(category) ?? 0;
+    if (n < least) problems.push(`${rules.file}: ${n} ${category} queries, at least ${least} needed`);
+  }
+  if (queries.length < rules.totalMinimum)
+    problems.push(`${rules.file}: ${queries.length} queries, at least ${rules.totalMinimum} needed`);
+  return problems;
+}
+
+/** The texts of our sets' files, by path relative to eval/. */
+export interface SetFiles {
+  keywordTools: string;
+  keywordQueries: string;
+  requestTools: string;
+  requestQueries: string;
+  requestIrrelevant: string;
+}
+
+export interface SetReport {
+  problems: string[];
+  /** Queries per category, per file. */
+  counts: Record<string, Record<string, number>>;
+  tools: number;
+  servers: number;
+}
+
+function countBy(queries: SetQuery[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const q of queries) counts[q.category] = (counts[q.category] ?? 0) + 1;
+  return counts;
+}
+
+/** Every rule over both sets; `problems` is empty when the sets are sound. */
+export function checkSets(files: SetFiles): SetReport {
+  const problems: string[] = [];
+  const tools = parseJsonl<SetTool>(files.keywordTools, "mcp-keyword/tools.jsonl", problems);
+  problems.push(...checkTools(tools, "mcp-keyword/tools.jsonl"));
+  if (files.requestTools !== files.keywordTools)
+    problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
+  const toolIds = new Set(tools.map((t) => t.id));
+
+  const keyword = parseJsonl<SetQuery>(files.keywordQueries, "mcp-keyword/queries.jsonl", problems);
+  problems.push(
+    ...checkQueries(keyword, toolIds, {
+      file: "mcp-keyword/queries.jsonl",
+      minimums: KEYWORD_MINIMUMS,
+      totalMinimum: KEYWORD_TOTAL_MINIMUM,
+      emptyGold: (c) => c === "absent",
+    }),
+  );
+  const requests = parseJsonl<SetQuery>(files.requestQueries, "mcp-requests/queries.jsonl", problems);
+  problems.push(
+    ...checkQueries(requests, toolIds, {
+      file: "mcp-requests/queries.jsonl",
+      minimums: REQUEST_MINIMUMS,
+      totalMinimum: REQUEST_TOTAL_MINIMUM,
+      emptyGold: () => false,
+      goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
+    }),
+  );
+  const irrelevant = parseJsonl<SetQuery>(files.requestIrrelevant, "mcp-requests/irrelevant.jsonl", problems);
+  problems.push(
+    ...checkQueries(irrelevant, toolIds, {
+      file: "mcp-requests/irrelevant.jsonl",
+      minimums: IRRELEVANT_MINIMUMS,
+      totalMinimum: IRRELEVANT_TOTAL_MINIMUM,
+      emptyGold: () => true,
+    }),
+  );
+  const requestTexts = new Set(requests.map((q) => q.query.trim().toLowerCase()));
+  for (const q of irrelevant) {
+    if (requestTexts.has(q.query.trim().toLowerCase()))
+      problems.push(`mcp-requests/irrelevant.jsonl: ${q.id} repeats a request of queries.jsonl`);
+  }
+  return {
+    problems,
+    counts: {
+      "mcp-keyword/queries.jsonl": countBy(keyword),
+      "mcp-requests/queries.jsonl": countBy(requests),
+      "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
+    },
+    tools: tools.length,
+    servers: new Set(tools.map((t) => t.server)).size,
+  };
+}

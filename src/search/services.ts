@@ -1,0 +1,64 @@
+/**
+ * Known services a query names (thesaurus/data/services.ts): `zendesk`, `google drive`, `pagerduty`. A query that
+ * names a service no tool of the catalog mentions asks for something this catalog cannot do, however well its
+ * other words ("open a ... ticket") match: the no-match rule counts such a name against the match (tool-index.ts).
+ * A city, a person or a file name the catalog does not mention is an argument, not a capability: only names on the
+ * list count.
+ */
+import { builtin } from "./thesaurus/index.ts";
+import { type Analyze, analyze as defaultAnalyze } from "./tokenizer.ts";
+
+/** The service list under one analysis. */
+export interface ServiceNames {
+  /** Each product's names (aliases of one another), analysed. */
+  products: readonly (readonly (readonly string[])[])[];
+  /** Every name, by its first term: the product it names and its terms. */
+  byFirst: ReadonlyMap<string, readonly { product: number; name: string; terms: readonly string[] }[]>;
+}
+
+export function compileServices(analyze: Analyze = defaultAnalyze): ServiceNames {
+  const byFirst = new Map<string, { product: number; name: string; terms: string[] }[]>();
+  const products = builtin().serviceGroups.map((names, product) =>
+    names
+      .map((name) => {
+        const terms = analyze(name);
+        if (terms.length > 0) {
+          const list = byFirst.get(terms[0]!) ?? [];
+          list.push({ product, name, terms });
+          byFirst.set(terms[0]!, list);
+        }
+        return terms;
+      })
+      .filter((terms) => terms.length > 0),
+  );
+  return { products, byFirst };
+}
+
+let defaults: ServiceNames | null = null;
+
+/** The service list under the default analysis, compiled on first use. */
+export function serviceNames(): ServiceNames {
+  defaults ??= compileServices();
+  return defaults;
+}
+
+/**
+ * The services named in `sequence` (a query's analysed words) that the catalog lacks: no name of the product has
+ * all its terms in the catalog (`df` > 0). Each product once, by the name the query used.
+ */
+export function absentServices(
+  sequence: readonly string[],
+  df: (term: string) => number,
+  services: ServiceNames = serviceNames(),
+): string[] {
+  const seen = new Set<number>();
+  const absent: string[] = [];
+  sequence.forEach((term, at) => {
+    for (const { product, name, terms } of services.byFirst.get(term) ?? []) {
+      if (seen.has(product) || !terms.every((t, i) => sequence[at + i] === t)) continue;
+      seen.add(product);
+      if (!services.products[product]!.some((alias) => alias.every((t) => df(t) > 0))) absent.push(name);
+    }
+  });
+  return absent;
+}
