@@ -10,7 +10,7 @@ import { SUGGEST_MAX, SUGGEST_THRESHOLD, suggest } from "../../src/search/sugges
 import { ToolIndex } from "../../src/search/tool-index.ts";
 import { clientQuery, type EvalQuery } from "./dataset.ts";
 
-export const SUGGEST_SWEEP = [2, 2.5, 3, 3.5, 4, 4.5, 5];
+const SUGGEST_SWEEP = [2, 2.5, 3, 3.5, 4, 4.5, 5];
 
 export interface SuggestFigures {
   threshold: number;

@@ -117,7 +117,7 @@ export const DEFAULT_TUNING: Tuning = {
  */
 type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "synonyms" | "terms";
 
-export interface Explanation {
+interface Explanation {
   match: Match;
   /** Query terms found, per field. */
   fields: Partial<Record<Field, string[]>>;
