@@ -12,6 +12,8 @@
  *   npm run eval -- --json                        end with one JSON line of every figure
  *   npm run eval -- --loso                        each ranking choice tuned without a set and measured on it
  *                                                 (--choices a,b: only the choices whose names contain a or b)
+ *   npm run eval -- --learn                       learning from use: replay half of each set's queries as sessions,
+ *                                                 nDCG@10 of the other half before and after (scripts/eval/learn.ts)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
 import { existsSync } from "node:fs";
@@ -29,6 +31,7 @@ import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/sugges
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
+import { learnReport } from "./eval/learn.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The external benchmarks beside the repository, and our own sets (eval/README.md). */
@@ -59,6 +62,7 @@ const HELP: CommandHelp = {
     loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
     choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
     suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
+    learn: "learning from use: half of each set's queries replayed as sessions, the other half before and after",
   },
   examples: [
     "npm run eval",
@@ -66,6 +70,7 @@ const HELP: CommandHelp = {
     "npm run eval -- --sample 200 --json",
     "npm run eval -- --loso --choices thesaurus,coverage",
     "npm run eval -- --suggest --sample 2000",
+    "npm run eval -- --learn",
   ],
 };
 
@@ -84,6 +89,7 @@ const { values: args } = parseArgsWith(HELP)({
     loso: { type: "boolean", default: false },
     choices: { type: "string" },
     suggest: { type: "boolean", default: false },
+    learn: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -322,6 +328,11 @@ if (args.loso) {
     )}`,
   );
   if (args.json) console.log(JSON.stringify({ loso: rows }));
+  process.exit(0);
+}
+if (args.learn) {
+  const sampled = args.sample ? Number(args.sample) : undefined;
+  await learnReport(dirs, { threshold, sample: (q) => sample(q, sampled), http: args.http, token: operatorToken });
   process.exit(0);
 }
 const results: { set: string; engine: string; f: Figures }[] = [];

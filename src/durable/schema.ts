@@ -53,6 +53,22 @@ const MIGRATIONS: string[][] = [
   ],
   // Vendor options (issue 13): strict, input_examples, allowed_callers, per vendor, as JSON (catalog/tool.ts).
   [`ALTER TABLE tools ADD COLUMN vendor TEXT`],
+  // Learning from use (issue 10). What a session's searches left for crediting in its current turn, as analysed terms
+  // (`kind` 'search'; a turn's message can be recorded the same way), and which tools it credited; both end with the
+  // session. What each tool learned: its terms' weights as of `day`, the day of its last credit.
+  [
+    `CREATE TABLE session_terms (
+       session_id TEXT NOT NULL, turn INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+       terms TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID`,
+    `CREATE TABLE session_credits (
+       session_id TEXT NOT NULL, turn INTEGER NOT NULL, tool_id TEXT NOT NULL,
+       PRIMARY KEY (session_id, turn, tool_id)) WITHOUT ROWID`,
+    `CREATE TABLE learned_tools (
+       tool_id TEXT PRIMARY KEY, day INTEGER NOT NULL, credits INTEGER NOT NULL, credited_at INTEGER NOT NULL)
+       WITHOUT ROWID`,
+    `CREATE TABLE learned_terms (
+       tool_id TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool_id, term)) WITHOUT ROWID`,
+  ],
   // Hostile clients (issue 16): sessions belong to the key that made them (null: made before owners);
   // key events in the audit trail are kept by age, outside the count that bounds other entries.
   [

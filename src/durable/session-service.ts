@@ -24,6 +24,7 @@ import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
 import { ALPHABET, randomString } from "../tenancy/keys.ts";
 import type { Alarms } from "./alarms.ts";
+import type { Credit, Learning } from "./learning.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
 
@@ -42,6 +43,7 @@ export interface SessionToolList {
 type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "config" | "transaction"> & {
   settings: TenantSettings;
   alarms: Alarms;
+  learning: Learning;
 };
 
 export class SessionService {
@@ -185,10 +187,31 @@ export class SessionService {
   /**
    * The entry of a tool the model called when it is active (in the session's tool list), else the
    * rescue. `name` may be the model-facing name, a tool id or a bare tool name (which must then
-   * pick out one active tool).
+   * pick out one active tool). Resolving a catalog tool is use: in the same transaction, the words
+   * the turn's searches recorded are credited to it (learning.ts).
    */
   resolve(actor: SessionActor, sessionId: string, name: string): Result<ListEntry> {
-    return this.with(actor, sessionId, (session) => this.resolveIn(session, name));
+    let credit: Credit | null = null;
+    const resolved = this.with(actor, sessionId, (session) => {
+      const found = this.resolveIn(session, name);
+      if (found.ok && found.value.tool_id !== null)
+        credit = this.tenant.learning.credit(session, found.value.tool_id, Date.now());
+      return found;
+    });
+    this.tenant.learning.applied(credit);
+    return resolved;
+  }
+
+  /**
+   * A catalog tool's definition was read inside the session (MCP `tool_describe`): use, like a resolve. Credits the
+   * turn's words to it; a session that is gone, or is another key's, credits nothing.
+   */
+  used(actor: SessionActor, sessionId: string, toolId: string): void {
+    const now = Date.now();
+    const session = this.live(actor, sessionId, now);
+    if (!session) return;
+    const credit = this.tenant.transaction(() => this.tenant.learning.credit(session, toolId, now));
+    this.tenant.learning.applied(credit);
   }
 
   /**

@@ -17,6 +17,7 @@ import { loadConfig } from "../config/env.ts";
 import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
+import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
@@ -31,6 +32,8 @@ import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites } from "./catalog-writes.ts";
 import { IndexCache } from "./index-cache.ts";
+import { LearnedStore } from "./learned-store.ts";
+import { Learning } from "./learning.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate, schemaExists } from "./schema.ts";
@@ -48,6 +51,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly settings: TenantSettings;
   private readonly auditLog: AuditLog;
   private readonly alarms: Alarms;
+  private readonly learning: Learning;
   private readonly writes: CatalogWrites;
   private readonly reads: CatalogReads;
   private readonly searches: SearchService;
@@ -63,6 +67,7 @@ export class TenantObject extends DurableObject<Env> {
     const meta = new Meta(sql);
     const config = () => loadConfig(env);
     this.repo = new CatalogRepo(sql);
+    const learned = new LearnedStore(sql, meta);
     this.auditLog = new AuditLog(sql, meta, () => config().limits);
     const base = {
       sql,
@@ -70,8 +75,9 @@ export class TenantObject extends DurableObject<Env> {
       repo: this.repo,
       views: new CatalogViews(sql, meta),
       sessionStore: new SessionStore(sql),
+      learned,
       // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
-      index: new IndexCache(sql, this.repo, meta, () => this.alarms.snapshotSoon()),
+      index: new IndexCache(sql, this.repo, learned, meta, () => this.alarms.snapshotSoon()),
       auditLog: this.auditLog,
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
@@ -79,8 +85,9 @@ export class TenantObject extends DurableObject<Env> {
     };
     this.auth = new Access(base, this.keys);
     this.settings = new TenantSettings(base);
-    this.alarms = new Alarms(base);
-    const services = { ...base, settings: this.settings, alarms: this.alarms };
+    this.alarms = new Alarms({ ...base, settings: this.settings });
+    this.learning = new Learning({ ...base, settings: this.settings, alarms: this.alarms });
+    const services = { ...base, settings: this.settings, alarms: this.alarms, learning: this.learning };
     this.writes = new CatalogWrites(services);
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
@@ -168,6 +175,30 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => ok(this.auditLog.page(options)));
   }
 
+  // ---- learned from use ------------------------------------------------------------------------
+
+  /** What one tool learned (it must be in the catalog), with its terms' current weights. */
+  async learnedTool(caller: Caller, toolId: string): Promise<Result<LearnedToolInfo>> {
+    return this.guarded(caller, "admin", () => {
+      const row = this.reads.getTool(toolId);
+      if (!row.ok) return row;
+      return ok(this.learning.tool(toolId) ?? { tool_id: toolId, credits: 0, last_credit_at: null, terms: [] });
+    });
+  }
+
+  /** A page of the tools that learned something, by tool id. */
+  async learnedTools(
+    caller: Caller,
+    options: { after: string | null; limit: number },
+  ): Promise<Result<{ tools: LearnedPage["tools"]; more: boolean }>> {
+    return this.guarded(caller, "admin", () => ok(this.learning.page(options.after, options.limit)));
+  }
+
+  /** Forgets what every tool learned: the ranking is then exactly what it was before any learning. */
+  async forgetLearned(caller: Caller): Promise<Result<{ tools: number; terms: number }>> {
+    return this.guarded(caller, "admin", () => this.learning.forgetAll(caller));
+  }
+
   // ---- keys ---------------------------------------------------------------------------------------
 
   async createKey(caller: Caller, scopes: Scope[], label: string | null): Promise<Result<KeyInfo & { key: string }>> {
@@ -223,6 +254,15 @@ export class TenantObject extends DurableObject<Env> {
 
   async getTool(caller: Caller, id: string): Promise<Result<ToolRow>> {
     return this.guarded(caller, "search", () => this.reads.getTool(id));
+  }
+
+  /** A tool's row read for a session's model (MCP `tool_describe`): like getTool, and use of the tool (learning). */
+  async describeTool(caller: Caller, sessionId: string, id: string): Promise<Result<ToolRow>> {
+    return this.guarded(caller, "search", (grant) => {
+      const row = this.reads.getTool(id);
+      if (row.ok) this.sessions.used(actor(grant), sessionId, row.value.id);
+      return row;
+    });
   }
 
   async catalog(caller: Caller): Promise<Result<Catalog>> {

@@ -25,6 +25,7 @@ import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
+import { registerLearnedRoutes } from "./routes/learned.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
 
@@ -101,6 +102,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerExportRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
+  registerLearnedRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -17,6 +17,21 @@ import {
 } from "./session-helpers.ts";
 
 const keyId = (key: string) => key.split("_")[2]!;
+const MERGE = "github::merge_pull_request";
+
+/** Rows learning keeps per session (the words its turn's searches recorded, the tools it credited) for these ids. */
+async function learningRows(tenant: string, ids: string[]): Promise<{ terms: number; credits: number }> {
+  return runInDurableObject(tenantStub(tenant), (_o, state) => {
+    const count = (table: string) =>
+      state.storage.sql
+        .exec<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${table} WHERE session_id IN (${ids.map(() => "?").join(", ")})`,
+          ...ids,
+        )
+        .one().n;
+    return { terms: count("session_terms"), credits: count("session_credits") };
+  });
+}
 
 /** Every route that names a session, as `key` would call it: the statuses it gets. */
 async function statusesOn(tenant: string, key: string, id: string): Promise<Record<string, number>> {
@@ -121,6 +136,12 @@ describe("sessions owned by their key", () => {
     const b = await createKey(tenant, ["search"]);
     const mine = [await newSession(tenant, a), await newSession(tenant, a)];
     const theirs = await newSession(tenant, b);
+    // A search records the turn's words and a resolve credits them (learning): those rows end with the sessions too.
+    expect((await sessionSearch(tenant, a, mine[0]!, { query: "merge pull request" })).status).toBe(200);
+    expect((await sessionSearch(tenant, a, mine[0]!, { tool_id: MERGE })).status).toBe(200);
+    expect((await resolve(tenant, a, mine[0]!, MERGE)).status).toBe(200);
+    expect((await sessionSearch(tenant, a, mine[1]!, { query: "merge pull request" })).status).toBe(200);
+    expect(await learningRows(tenant, mine)).toEqual({ terms: 2, credits: 1 });
     expect((await call("DELETE", `/v1/tenants/${tenant}/keys/${keyId(a)}`, { token: OPERATOR })).status).toBe(204);
     for (const id of mine) expect((await call("GET", sessionPath(tenant, id), { token: OPERATOR })).status).toBe(404);
     expect((await call("GET", sessionPath(tenant, theirs), { token: b })).status).toBe(200);
@@ -128,6 +149,7 @@ describe("sessions owned by their key", () => {
       state.storage.sql.exec(`SELECT id FROM sessions WHERE owner = ?`, `key:${keyId(a)}`).toArray(),
     );
     expect(rows).toEqual([]);
+    expect(await learningRows(tenant, mine)).toEqual({ terms: 0, credits: 0 });
     const audit = await call("GET", `/v1/tenants/${tenant}/audit?limit=1`, { token: OPERATOR });
     expect(audit.body.entries[0]).toMatchObject({ action: "key.revoke", details: { sessions_ended: 2 } });
   });
