@@ -215,4 +215,23 @@ describe("rate limits", () => {
     expectRateLimited(seen.reads.refused);
     expectRateLimited(seen.create);
   });
+
+  // Last in the file: it blocks the address every request without CF-Connecting-IP shares, for a minute.
+  it("without CF-Connecting-IP every request counts as one address: its failures block the others", async () => {
+    const key = await newKey(["search"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++)
+      statuses.push((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: "not-a-token" })).status);
+    expect(statuses.slice(0, AUTH_FAILURE_LIMIT / 2).every((s) => s === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    // A valid key without the header is the same address: refused before its key is read.
+    const same = await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key });
+    expect(same.status).toBe(429);
+    expect(same.body.error).toBe("rate-limited");
+    expect(same.body.message).toContain("failed authentications from this address");
+    expect(Number(same.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The same key from an address of its own is served.
+    const own = { "cf-connecting-ip": freshAddress() };
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key, headers: own })).status).toBe(200);
+  });
 });
