@@ -103,7 +103,7 @@ describe("audit trail", () => {
     },
   );
 
-  it("records no entry for writes that change nothing: an empty or same settings patch, same synonyms", async () => {
+  it("no audit entry for writes that change nothing: empty or same settings, same synonyms, no learning", async () => {
     const tenant = await createTenant();
     const count = async () => (await trail(tenant, OPERATOR)).length;
     const patch = (body: unknown) => call("PATCH", `/v1/tenants/${tenant}/settings`, { token: OPERATOR, body });
@@ -116,6 +116,8 @@ describe("audit trail", () => {
       expect((await patch({})).status).toBe(200);
       expect((await patch({ search_budget: 4 })).status).toBe(200);
       expect((await synonyms({ repo: ["repository"] })).status).toBe(200);
+      const forget = await call("DELETE", `/v1/tenants/${tenant}/learned`, { token: OPERATOR });
+      expect(forget.body).toEqual({ tools: 0, terms: 0 });
     }
     expect(await count()).toBe(before);
     expect((await patch({ search_budget: 5 })).status).toBe(200);
