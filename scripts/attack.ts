@@ -570,6 +570,16 @@ async function attack(worker: LocalWorker, inspectorPort: number): Promise<Row[]
       honest: { label: "3-term query", send: () => search({ query: "list open issues", max_results: 10 }) },
       note: (a) =>
         `${thousandTerms.length.toLocaleString("en-US")} characters; ${a[0]!.body.results?.length ?? 0} results`,
+      check: (answers, row) => {
+        // Scored with at most max_query_terms (64) distinct terms, so its cost is a short query's, not 1,000 lookups.
+        const ratio = row.hostile.ms / row.honest!.ms;
+        check(
+          "a 1,000-term query is answered within 2x the time of a 3-term query (max_query_terms bounds its work)",
+          answers.every((a) => a.status === 200) && row.honest!.status === 200 && ratio < 2,
+          `${row.hostile.ms.toFixed(1)} ms vs ${row.honest!.ms.toFixed(1)} ms: ${ratio.toFixed(2)}x`,
+        );
+        return null;
+      },
     },
     {
       name: "explain on 50 hits",
@@ -582,6 +592,16 @@ async function attack(worker: LocalWorker, inspectorPort: number): Promise<Row[]
         send: () => search({ query: "list records team", max_results: 50, threshold: 0 }),
       },
       note: (a) => `${a[0]!.body.results?.length ?? 0} hits`,
+      check: (answers, row) => {
+        const ratio = row.hostile.ms / row.honest!.ms;
+        const hits = answers[0]!.body.results?.length ?? 0;
+        check(
+          "explain on 50 hits is answered within 2x the time of the same search without it (one scoring pass)",
+          answers.every((a) => a.status === 200) && hits === 50 && ratio < 2,
+          `${hits} hits, ${row.hostile.ms.toFixed(1)} ms vs ${row.honest!.ms.toFixed(1)} ms: ${ratio.toFixed(2)}x`,
+        );
+        return null;
+      },
     },
     {
       name: "MCP batch of 100 tool_search calls",
