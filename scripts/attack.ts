@@ -172,13 +172,15 @@ async function readHeap(port: number): Promise<HeapReading> {
 /** The timing pass: the hostile request `runs` times, then the honest one, each after one unmeasured request. */
 async function timeCase(c: Case, index: number, total: number): Promise<Row> {
   process.stderr.write(`[attack] times ${index}/${total}: ${c.name}\n`);
+  // A warm-up of each, then the hostile and the honest request in turn, so that a change in the machine's load
+  // while the case runs weighs on both medians alike (the checks compare them).
   if (!c.hostile.once) await c.hostile.send(1);
+  if (c.honest) await c.honest.send();
   const answers: Answer[] = [];
-  for (let i = 0; i < (c.hostile.once ? 1 : RUNS); i++) answers.push(await c.hostile.send(1));
   const honestAnswers: Answer[] = [];
-  if (c.honest) {
-    await c.honest.send();
-    for (let i = 0; i < RUNS; i++) honestAnswers.push(await c.honest.send());
+  for (let i = 0; i < RUNS; i++) {
+    if (i === 0 || !c.hostile.once) answers.push(await c.hostile.send(1));
+    if (c.honest) honestAnswers.push(await c.honest.send());
   }
   const honest = honestAnswers[0] ? { ...honestAnswers[0], ms: median(honestAnswers.map((a) => a.ms)) } : null;
   const first = answers[0]!;
