@@ -52,6 +52,7 @@ export const TEST_LIMITS = {
   max_synonym_expansions: 2,
   max_session_tools: 2,
   max_inline_tools: 2,
+  max_suggestions: 2,
   max_activated_tools: 5,
   audit_max_entries: 100,
   audit_max_age_days: 1,

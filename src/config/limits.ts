@@ -58,9 +58,9 @@ export const LimitsSchema = z
     // ---- search and reading ---------------------------------------------------------------------
     max_query_chars: limit(
       1,
-      16 * 1024,
+      32 * 1024,
       "400 invalid-request",
-      "A search query (or a turn's message), in characters: a user's whole request fits",
+      "A search query (or a turn's message), in characters: a user's whole message fits (real ones reach 18 KB)",
     ),
     max_query_terms: limit(
       2,
@@ -110,6 +110,12 @@ export const LimitsSchema = z
     // ---- one session ----------------------------------------------------------------------------
     max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
     max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
+    max_suggestions: limit(
+      0,
+      10,
+      "400 invalid-request",
+      "Tools one user message may load (the setting suggest_max, a turn's suggest.max)",
+    ),
     max_activated_tools: limit(
       1,
       200,

@@ -69,6 +69,12 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE learned_terms (
        tool_id TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool_id, term)) WITHOUT ROWID`,
   ],
+  // Suggestions (issue 11): the last turn whose user message was ranked (a retried turn does not suggest again), and
+  // which activations a message suggested (only those learn the message's words when resolved in their turn).
+  [
+    `ALTER TABLE sessions ADD COLUMN message_turn INTEGER`,
+    `ALTER TABLE session_activations ADD COLUMN suggested INTEGER NOT NULL DEFAULT 0`,
+  ],
   // Hostile clients (issue 16): sessions belong to the key that made them (null: made before owners);
   // key events in the audit trail are kept by age, outside the count that bounds other entries.
   [

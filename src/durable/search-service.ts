@@ -7,14 +7,11 @@ import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
-import { SCORED_FIELDS } from "../catalog/fields.ts";
-import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import { noMatchMessage } from "../search/no-match.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import { idleTurnDue, type SessionActor } from "../sessions/session.ts";
-import { dayOf } from "../search/learning.ts";
 import type { CatalogReads, ExportFacts } from "./catalog-reads.ts";
 import type { Learning } from "./learning.ts";
 import type { SessionService } from "./session-service.ts";
@@ -121,19 +118,6 @@ export class SearchService {
     });
   }
 
-  private bm25f(): Bm25fParams {
-    const weights = this.tenant.settings.current().field_weights;
-    return {
-      ...DEFAULT_BM25F,
-      fields: Object.fromEntries(
-        SCORED_FIELDS.map((f) => [
-          f,
-          { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight },
-        ]),
-      ) as Bm25fParams["fields"],
-    };
-  }
-
   private run(input: SearchInput): Result<SearchOutput> {
     const settings = this.tenant.settings.current();
     const config = this.tenant.config();
@@ -154,14 +138,7 @@ export class SearchService {
 
     const query = input.query!;
     const index = this.tenant.index.get();
-    const options = {
-      params: this.bm25f(),
-      synonyms: this.tenant.settings.synonyms().compiled,
-      builtinSynonyms: settings.builtin_synonyms,
-      maxTerms: config.limits.max_query_terms,
-      day: dayOf(Date.now()),
-      halfLifeDays: settings.learn_half_life_days,
-    };
+    const options = this.tenant.settings.ranking(Date.now());
     const answer = index.answer(query, { ...options, limit, threshold, explain: input.explain ?? false });
     const hits = answer.hits;
     // The index keeps no text: names and descriptions come from the rows, the source of truth.

@@ -18,7 +18,7 @@ import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/set
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
-import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
+import type { Plan, PlanRequest, TurnMessage } from "../contract/session-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionActor, SessionOptions, SessionView } from "../sessions/session.ts";
@@ -38,7 +38,7 @@ import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { migrate, schemaExists } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
-import { SessionService, type SessionToolList } from "./session-service.ts";
+import { SessionService, type SessionAnswer, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 import { TenantSettings } from "./tenant-settings.ts";
 
@@ -306,8 +306,9 @@ export class TenantObject extends DurableObject<Env> {
     caller: Caller,
     options: SessionOptions,
     tools: SessionTool[] | null,
-  ): Promise<Result<{ created: boolean; session: SessionView }>> {
-    return this.guarded(caller, "search", (grant) => this.sessions.create(actor(grant), options, tools));
+    turn: TurnMessage = {},
+  ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
+    return this.guarded(caller, "search", (grant) => this.sessions.create(actor(grant), options, tools, turn));
   }
 
   /**
@@ -331,9 +332,14 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "search", (grant) => this.sessions.delete(actor(grant), sessionId));
   }
 
-  /** Starts the next turn: the search count starts again from 0. */
-  async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", (grant) => this.sessions.startTurn(actor(grant), sessionId, requested));
+  /** Starts the next turn: the search count starts again from 0; a message loads the tools it suggests. */
+  async startTurn(
+    caller: Caller,
+    sessionId: string,
+    requested?: number,
+    turn: TurnMessage = {},
+  ): Promise<Result<SessionAnswer>> {
+    return this.guarded(caller, "search", (grant) => this.sessions.startTurn(actor(grant), sessionId, requested, turn));
   }
 
   /**

@@ -323,6 +323,12 @@ const CASES: Record<LimitName, Case> = {
       );
     },
   },
+  // The setting; a turn's suggest.max and the setting at the bound: test/limits/suggest-limit.test.ts.
+  max_suggestions: {
+    kind: "refusal",
+    request: (t) =>
+      call("PATCH", path(t, "/settings"), { token: t.key, body: { suggest_max: limits.max_suggestions + 1 } }),
+  },
   audit_max_entries: {
     kind: "bound",
     run: async (t) => {
@@ -438,7 +444,7 @@ describe("limits", () => {
     expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
     expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({
       max_results: 7,
-      max_query_chars: 16_384,
+      max_query_chars: 32_768,
     });
   });
 });
