@@ -58,6 +58,9 @@ export const TEST_LIMITS = {
   audit_max_age_days: 1,
   audit_max_key_entries: 10,
   audit_key_max_age_days: 2,
+  history_max_revisions: 4,
+  history_max_age_days: 1,
+  max_restore_bytes: 4096,
 };
 
 /** A project of tests inside the Workers runtime, against real Durable Objects (wrangler.toml's bindings). */

@@ -138,6 +138,26 @@ export const LimitsSchema = z
       "Key events (key.create, key.revoke) kept per tenant, apart from audit_max_entries",
     ),
     audit_key_max_age_days: limit(1, 365, "retention", "Days a key event is kept in the audit trail"),
+    // ---- catalog history, backup and restore ---------------------------------------------------
+    history_max_revisions: limit(
+      2,
+      1_000,
+      "retention",
+      "Catalog revisions kept for diff and rollback (the newest ones); older ones are pruned by the alarm",
+    ),
+    history_max_age_days: limit(
+      1,
+      30,
+      "retention",
+      "Days of catalog history kept: every revision that was the live catalog within this many days",
+    ),
+    max_restore_bytes: limit(
+      1024,
+      100 * 1024 * 1024,
+      "413 payload-too-large",
+      "A restore's NDJSON body (POST .../restore), in bytes: streamed, never held whole, each line at most " +
+        "`max_body_bytes`; Cloudflare's own request limit is 100 MB on most plans",
+    ),
   })
   .strict()
   // Every tool one search finds must stay activated: a session keeps at least as many as a search returns.

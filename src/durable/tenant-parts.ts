@@ -7,11 +7,13 @@
  */
 import type { ServiceConfig } from "../config/env.ts";
 import type { AuditLog } from "./audit-log.ts";
+import type { CatalogHistory } from "./catalog-history.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
+import type { TenantReport } from "./registry.ts";
 import type { SessionStore } from "./session-store.ts";
 
 export interface TenantParts {
@@ -24,10 +26,13 @@ export interface TenantParts {
   learned: LearnedStore;
   index: IndexCache;
   auditLog: AuditLog;
+  history: CatalogHistory;
 
   /** The deployment's configuration, read when needed: a bad one fails the request that needs it. */
   config(): ServiceConfig;
   /** The object's `transactionSync`: all of `work` is committed, or none of it. */
   transaction<T>(work: () => T): T;
   setAlarm(at: number): Promise<void>;
+  /** Tells the tenant registry this tenant's figures (tools, revision, last write). */
+  report(report: TenantReport): Promise<void>;
 }

@@ -40,7 +40,7 @@ function invalid(what: string, error: z.ZodError, limits: Limits) {
   );
 }
 
-type Parts = Pick<TenantParts, "meta" | "auditLog" | "config" | "transaction">;
+type Parts = Pick<TenantParts, "meta" | "auditLog" | "history" | "config" | "transaction">;
 
 export class TenantSettings {
   private readonly tenant: Parts;
@@ -67,6 +67,7 @@ export class TenantSettings {
       this.tenant.meta.set("created_at", created);
       this.tenant.meta.set("settings", JSON.stringify(parsed.data));
       this.tenant.meta.set("revision", 0);
+      this.tenant.history.record(0, { kind: "operator" }, "tenant.create", { added: 0, updated: 0, removed: 0 });
       this.tenant.auditLog.record({ kind: "operator" }, "tenant.create", { settings: Object.keys(settings) });
     });
     this.cachedSettings = parsed.data;

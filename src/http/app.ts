@@ -23,6 +23,9 @@ import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
+import { registerBackupRoutes } from "./routes/backup.ts";
+import { registerHistoryRoutes } from "./routes/history.ts";
+import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerLearnedRoutes } from "./routes/learned.ts";
@@ -67,14 +70,16 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   // either costs no body read, and no tenant work beyond one small call that checks the key. An
   // address with a burst of failed authentications is refused before its token is even read.
   const scopes = routeScopes(() => app.openAPIRegistry.definitions);
-  app.use("/v1/tenants", async (c, next) => {
+  const operatorOnly = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     refuseBlockedAddress(c);
     await admit(c, await requireOperator(c, config));
     // No tenant, so no allowed_origins: only the service's own pages (and non-browser clients) get here.
     const origin = foreignOrigin(c.req.raw);
     if (origin !== null) refuse("forbidden", `Requests from pages of ${origin} may not manage tenants.`, { origin });
     await next();
-  });
+  };
+  app.use("/v1/tenants", operatorOnly);
+  app.use("/v1/operator/*", operatorOnly);
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant))
@@ -91,6 +96,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     if (origin !== null) expectOk(await stub.admitOrigin(c.get("caller"), origin));
     await next();
   });
+  // Bodies are read only for an authenticated caller, bounded by max_body_bytes (body-guard.ts); a restore's body is a
+  // stream bounded by max_restore_bytes, checked line by line as it is read (http/restore.ts).
   app.use("*", bodyGuard(config.limits));
 
   app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
@@ -100,6 +107,9 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
+  registerHistoryRoutes(app, config);
+  registerBackupRoutes(app, config);
+  registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
   registerLearnedRoutes(app, config);

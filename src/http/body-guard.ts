@@ -32,7 +32,7 @@ type TextProblem = { kind: "depth"; depth: number } | { kind: "surrogate"; at: n
  * `\uXXXX` escape that is half of a surrogate pair without its other half. One pass, no
  * recursion, no parsing; text that is not JSON at all is left for the parser to refuse.
  */
-function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
+export function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
   let depth = 0;
   let inString = false;
   let pendingHigh = false; // the previous character in this string was a high-surrogate escape
@@ -102,9 +102,17 @@ async function readBounded(request: Request, limits: Limits): Promise<Uint8Array
   return bytes;
 }
 
+/**
+ * Routes that read their body as a stream, with checks of their own on every line (POST .../restore: a backup may be
+ * far larger than max_body_bytes, and is never held whole; max_restore_bytes bounds it).
+ */
+function streamsItsBody(method: string, path: string): boolean {
+  return method === "POST" && /^\/v1\/tenants\/[^/]+\/restore\/?$/.test(path);
+}
+
 export function bodyGuard(limits: Limits): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.raw.body || !c.get("caller")) return next();
+    if (!c.req.raw.body || !c.get("caller") || streamsItsBody(c.req.method, c.req.path)) return next();
     // Read once, into Hono's body cache (which holds promises, whatever its type says), so handlers
     // and validators parse from the same copy. A new Request would refuse a GET that carries a body.
     const bytes = await readBounded(c.req.raw, limits);
