@@ -85,7 +85,11 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     if (!TENANT_ID.test(tenant))
       refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
     refuseBlockedAddress(c);
-    const who = await callerFor(c, tenant, config);
+    // A tenant's operator routes (restore, deletion) take the operator token alone: any tenant key is refused (403)
+    // as on POST /v1/tenants, before its checksum or the tenant is looked at.
+    const who = scopes.operatorOnly(c.req.method, c.req.path)
+      ? await requireOperator(c, config)
+      : await callerFor(c, tenant, config);
     await admit(c, who);
     const stub = tenantStub(c.env, tenant);
     const checked = await verifyKey(who as Authenticated, tenant, stub, scopes.of(c.req.method, c.req.path));

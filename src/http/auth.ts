@@ -80,7 +80,7 @@ export async function requireOperator(c: Context, config: ServiceConfig): Promis
       "unauthorized",
       "No operator token is configured on this deployment (set the ADMIN_TOKEN secret).",
     );
-  if (parseKey(token)) return errorBody("forbidden", "Tenant keys cannot create tenants; use the operator token.");
+  if (parseKey(token)) return errorBody("forbidden", "Tenant keys cannot manage tenants; use the operator token.");
   return errorBody("unauthorized", "The operator token is not valid.");
 }
 

@@ -16,6 +16,8 @@ interface CompiledRoute {
   /** Literal segments: when two routes match, the more literal one is the route (as the router decides). */
   literal: number;
   scope: Scope | null;
+  /** Declared for the operator token alone (restore, a tenant's deletion): no tenant key may use it. */
+  operator: boolean;
 }
 
 const SCOPES: ReadonlySet<string> = new Set(["search", "write", "admin"]);
@@ -32,8 +34,9 @@ function compile(definitions: readonly RouteDefinition[]): CompiledRoute[] {
       method: method.toUpperCase(),
       pattern: new RegExp(`^${pattern.join("/")}/?$`),
       literal: segments.filter((s) => !s.startsWith("{")).length,
-      // The operator token passes every scope check; operator-only routes are not under a tenant's path.
+      // The operator token passes every scope check.
       scope: role && SCOPES.has(role) ? (role as Scope) : null,
+      operator: role === "operator",
     });
   }
   return routes.sort((a, b) => b.literal - a.literal);
@@ -42,14 +45,22 @@ function compile(definitions: readonly RouteDefinition[]): CompiledRoute[] {
 /** A lookup over the app's route definitions, compiled once on first use (after every route is registered). */
 export function routeScopes(definitions: () => readonly RouteDefinition[]): {
   of(method: string, path: string): Scope | null;
+  operatorOnly(method: string, path: string): boolean;
 } {
   let routes: CompiledRoute[] | null = null;
+  const find = (method: string, path: string) => {
+    routes ??= compile(definitions());
+    const m = method.toUpperCase() === "HEAD" ? "GET" : method.toUpperCase();
+    return routes.find((r) => r.method === m && r.pattern.test(path));
+  };
   return {
     /** The scope `method path` requires; null when no declared route matches (then only validity matters). */
     of(method, path) {
-      routes ??= compile(definitions());
-      const m = method.toUpperCase() === "HEAD" ? "GET" : method.toUpperCase();
-      return routes.find((r) => r.method === m && r.pattern.test(path))?.scope ?? null;
+      return find(method, path)?.scope ?? null;
+    },
+    /** Whether `method path` is the operator's alone (a tenant key, valid or not, is then refused with 403). */
+    operatorOnly(method, path) {
+      return find(method, path)?.operator ?? false;
     },
   };
 }
