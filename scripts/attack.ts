@@ -380,6 +380,13 @@ async function attack(worker: LocalWorker, inspectorPort: number): Promise<Row[]
   const vocabulary = Array.from({ length: 1_000 }, (_, i) => `term${i.toString(36)}x`);
   vocabulary.splice(0, 6, "list", "issues", "read", "file", "create", "event");
   const thousandTerms = vocabulary.join(" ");
+  // An honest request of the same size: a long request in ordinary words, most of them repeated.
+  const longRequest = Array.from(
+    { length: 2_000 },
+    (_, i) => ["list", "the", "open", "issues", "in", "my", "repository", "and", "read", "each", "file"][i % 11],
+  )
+    .join(" ")
+    .slice(0, thousandTerms.length);
   const search = (body: Record<string, unknown>, token = searchKey) =>
     send("POST", `/v1/tenants/${victim.id}/search`, { token, body: json(body) });
 
@@ -582,14 +589,25 @@ async function attack(worker: LocalWorker, inspectorPort: number): Promise<Row[]
     {
       name: "1,000-term query",
       hostile: { label: "200", send: () => search({ query: thousandTerms, max_results: 10 }) },
-      honest: { label: "3-term query", send: () => search({ query: "list open issues", max_results: 10 }) },
-      note: (a) =>
-        `${thousandTerms.length.toLocaleString("en-US")} characters; ${a[0]!.body.results?.length ?? 0} results`,
+      honest: {
+        label: "ordinary words, same length",
+        send: () => search({ query: longRequest, max_results: 10 }),
+      },
+      note: async (a) => {
+        const short: number[] = [];
+        for (let i = 0; i < RUNS; i++) short.push((await search({ query: "list open issues", max_results: 10 })).ms);
+        return (
+          `${thousandTerms.length.toLocaleString("en-US")} characters; ${a[0]!.body.results?.length ?? 0} results; ` +
+          `a 3-term query ${median(short).toFixed(1)} ms`
+        );
+      },
       check: (answers, row) => {
-        // Scored with at most max_query_terms (64) distinct terms, so its cost is a short query's, not 1,000 lookups.
+        // Scored with at most max_query_terms (64) distinct terms: 1,000 distinct words cost what reading 1,000
+        // ordinary ones does (the analysis is linear in the text, which max_query_chars bounds), not 1,000 lookups.
         const ratio = row.hostile.ms / row.honest!.ms;
         check(
-          "a 1,000-term query is answered within 2x the time of a 3-term query (max_query_terms bounds its work)",
+          "a 1,000-term query is answered within 2x the time of ordinary words of the same length " +
+            "(max_query_terms bounds what it scores)",
           answers.every((a) => a.status === 200) && row.honest!.status === 200 && ratio < 2,
           `${row.hostile.ms.toFixed(1)} ms vs ${row.honest!.ms.toFixed(1)} ms: ${ratio.toFixed(2)}x`,
         );
