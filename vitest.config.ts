@@ -13,10 +13,11 @@ logger.warnOnce = (msg, options) => (quiet(msg) ? undefined : warnOnce(msg, opti
 const ADMIN_TOKEN = "test-operator-token-0123456789";
 
 /** Rate limits as the Workers Rate Limiting bindings of wrangler.toml, with other numbers. */
-function rateLimits(key: number, operator: number) {
+function rateLimits(key: number, operator: number, authFailures: number) {
   return {
     KEY_RATE_LIMITER: { namespace_id: "4601", simple: { limit: key, period: 10 as const } },
     OPERATOR_RATE_LIMITER: { namespace_id: "4602", simple: { limit: operator, period: 10 as const } },
+    AUTH_FAILURE_LIMITER: { namespace_id: "4603", simple: { limit: authFailures, period: 60 as const } },
   };
 }
 
@@ -28,6 +29,7 @@ export const TEST_LIMITS = {
   max_body_bytes: 64 * 1024,
   max_json_depth: 16,
   max_tools_per_batch: 5,
+  max_listed_errors: 2,
   max_description_bytes: 100,
   max_title_chars: 20,
   max_schema_bytes: 512,
@@ -45,13 +47,17 @@ export const TEST_LIMITS = {
   max_keys_per_tenant: 3,
   max_label_chars: 10,
   max_sessions_per_tenant: 3,
+  max_sessions_per_key: 2,
   max_synonyms: 3,
   max_synonym_expansions: 2,
   max_session_tools: 2,
   max_inline_tools: 2,
   max_suggestions: 2,
+  max_activated_tools: 5,
   audit_max_entries: 100,
   audit_max_age_days: 1,
+  audit_max_key_entries: 10,
+  audit_key_max_age_days: 2,
   history_max_revisions: 4,
   history_max_age_days: 1,
   max_restore_bytes: 4096,
@@ -78,17 +84,18 @@ export default defineConfig({
       // with the operator token within seconds, which the production rate would (rightly) refuse.
       workersProject("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/limits/**", "test/ratelimit/**"], {
         bindings: { ADMIN_TOKEN },
-        ratelimits: rateLimits(1_000_000, 1_000_000),
+        ratelimits: rateLimits(1_000_000, 1_000_000, 1_000_000),
       }),
       // Every limit, exceeded against small values (TEST_LIMITS).
       workersProject("limits", ["test/limits/**/*.test.ts"], [], {
         bindings: { ADMIN_TOKEN, LIMITS: JSON.stringify(TEST_LIMITS) },
-        ratelimits: rateLimits(1_000_000, 1_000_000),
+        ratelimits: rateLimits(1_000_000, 1_000_000, 1_000_000),
       }),
-      // Request rate limits, against low ones (the production numbers are in wrangler.toml).
+      // Request rate limits and the failed-authentication guard, against low ones (the production
+      // numbers are in wrangler.toml).
       workersProject("ratelimit", ["test/ratelimit/**/*.test.ts"], [], {
         bindings: { ADMIN_TOKEN },
-        ratelimits: rateLimits(20, 10),
+        ratelimits: rateLimits(20, 10, 10),
       }),
       {
         // End-to-end tests in Node against `wrangler dev`: restarts of the local runtime, real clients.

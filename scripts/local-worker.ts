@@ -1,13 +1,17 @@
 /**
  * Starts the Worker under `wrangler dev` on a free loopback port, for scripts and end-to-end tests
  * that need the real local runtime (not the test pool): restarts, load, MCP clients, the upload CLI.
+ *
+ * The operator token and the other variables reach wrangler in a `.dev.vars` file of their own
+ * (mode 0600, in a fresh private directory, given with `--env-file`), never on its command line,
+ * where any user of the machine could read them in the process list.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -31,7 +35,7 @@ export interface LocalWorkerOptions {
   port?: number;
   /** Open the DevTools inspector on this port (for heap readings of the worker's isolate). */
   inspectorPort?: number;
-  /** Extra `--var NAME:value` pairs. */
+  /** Extra variables (written to the worker's private `.dev.vars`, like the operator token). */
   vars?: Record<string, string>;
   /** Print wrangler's output (default: only on failure). */
   verbose?: boolean;
@@ -53,7 +57,13 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   const port = options.port ?? (await freePort());
   const persistTo = options.persistTo ?? mkdtempSync(join(tmpdir(), "tool-search-"));
   const adminToken = options.adminToken ?? `op_${randomBytes(18).toString("base64url")}`;
-  const vars = Object.entries({ ADMIN_TOKEN: adminToken, ...options.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const varsFile = join(mkdtempSync(join(tmpdir(), "tool-search-vars-")), ".dev.vars");
+  // Single quotes: the value is taken literally (JSON such as LIMITS included).
+  const lines = Object.entries({ ADMIN_TOKEN: adminToken, ...options.vars }).map(([k, v]) => {
+    if (/['\n]/.test(v)) throw new Error(`${k}: a variable for wrangler dev cannot hold ' or a line break`);
+    return `${k}='${v}'`;
+  });
+  writeFileSync(varsFile, `${lines.join("\n")}\n`, { mode: 0o600 });
   const child: ChildProcess = spawn(
     join(root, "node_modules", ".bin", "wrangler"),
     [
@@ -66,7 +76,8 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
       persistTo,
       "--show-interactive-dev-session=false",
       ...(options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : []),
-      ...vars,
+      "--env-file",
+      varsFile,
     ],
     {
       cwd: root,
@@ -102,17 +113,23 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
     }
     return !alive();
   };
+  const forgetVars = () => rmSync(dirname(varsFile), { recursive: true, force: true });
   const stop = async () => {
-    if (!alive()) return;
-    process.kill(group, "SIGTERM");
-    if (await gone(10_000)) return;
-    process.kill(group, "SIGKILL");
-    await gone(10_000);
+    if (alive()) {
+      process.kill(group, "SIGTERM");
+      if (!(await gone(10_000))) {
+        process.kill(group, "SIGKILL");
+        await gone(10_000);
+      }
+    }
+    forgetVars();
   };
   const kill = async () => {
-    if (!alive()) return;
-    process.kill(group, "SIGKILL");
-    await gone(10_000);
+    if (alive()) {
+      process.kill(group, "SIGKILL");
+      await gone(10_000);
+    }
+    forgetVars();
   };
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {

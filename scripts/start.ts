@@ -4,11 +4,16 @@
  * example to copy. `npm start -- --help` lists the flags; what follows a second `--` goes to wrangler as it is.
  *
  * The operator token comes from ADMIN_TOKEN (environment), .dev.vars, or `--var ADMIN_TOKEN:...`;
- * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed.
+ * when none is set, one is generated, saved to .dev.vars (git-ignored) and printed. It reaches
+ * wrangler through a .dev.vars file, never its command line (which every user of the machine can
+ * read in the process list): the project's own, or, for a token from the environment, a private
+ * copy of it with the token added. Files that hold secrets (.dev.vars, .wrangler/demo-key) are
+ * readable by their owner only (mode 0600).
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
@@ -73,21 +78,46 @@ function devVarsToken(): string | undefined {
     .replace(/^["']|["']$/g, "");
 }
 
+/** Writes a file only its owner may read, whatever mode an older copy had. */
+function writePrivate(file: string, content: string): void {
+  writeFileSync(file, content, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/**
+ * A private copy of the project's .dev.vars (if any) with `token` as ADMIN_TOKEN, for wrangler's --env-file: a token
+ * given on npm start's command line or in its environment reaches wrangler in a file only its owner reads, never on
+ * wrangler's command line. The copy is removed when npm start exits.
+ */
+function privateDevVars(token: string): string[] {
+  const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
+  const kept = previous
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !/^\s*ADMIN_TOKEN\s*=/.test(l))
+    .join("\n");
+  const file = join(mkdtempSync(join(tmpdir(), "tool-search-start-")), ".dev.vars");
+  writePrivate(file, `${kept ? `${kept}\n` : ""}ADMIN_TOKEN='${token}'\n`);
+  process.on("exit", () => rmSync(join(file, ".."), { recursive: true, force: true }));
+  return ["--env-file", file];
+}
+
 /** The operator token and where it came from; a generated one is saved so restarts keep it. */
 function operatorToken(): { token: string; source: string; wranglerArgs: string[] } {
+  if (existsSync(DEV_VARS)) chmodSync(DEV_VARS, 0o600);
   const fromVar = flags.var.find((v) => v.startsWith("ADMIN_TOKEN:"));
-  if (fromVar) return { token: fromVar.slice("ADMIN_TOKEN:".length), source: "--var", wranglerArgs: [] };
-  if (process.env.ADMIN_TOKEN)
-    return {
-      token: process.env.ADMIN_TOKEN,
-      source: "ADMIN_TOKEN environment variable",
-      wranglerArgs: ["--var", `ADMIN_TOKEN:${process.env.ADMIN_TOKEN}`],
-    };
+  if (fromVar) {
+    const token = fromVar.slice("ADMIN_TOKEN:".length);
+    return { token, source: "--var", wranglerArgs: privateDevVars(token) };
+  }
+  if (process.env.ADMIN_TOKEN) {
+    const token = process.env.ADMIN_TOKEN;
+    return { token, source: "ADMIN_TOKEN environment variable", wranglerArgs: privateDevVars(token) };
+  }
   const saved = devVarsToken();
   if (saved) return { token: saved, source: ".dev.vars", wranglerArgs: [] };
   const token = `op_${randomBytes(24).toString("base64url")}`;
   const previous = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8").replace(/\n?$/, "\n") : "";
-  writeFileSync(DEV_VARS, `${previous}ADMIN_TOKEN=${token}\n`);
+  writePrivate(DEV_VARS, `${previous === "\n" ? "" : previous}ADMIN_TOKEN=${token}\n`);
   return { token, source: "generated now and saved to .dev.vars", wranglerArgs: [] };
 }
 
@@ -126,6 +156,7 @@ async function api(
 /** The demo key from a previous start if it still works, else a new one (keys are shown only once). */
 async function demoKey(base: string, operator: string): Promise<string> {
   if (existsSync(DEMO_KEY_FILE)) {
+    chmodSync(DEMO_KEY_FILE, 0o600); // written world-readable by earlier versions
     const key = readFileSync(DEMO_KEY_FILE, "utf8").trim();
     if ((await api(base, key, "GET", `/v1/tenants/${DEMO_TENANT}/catalog`)).status === 200) return key;
   }
@@ -136,7 +167,7 @@ async function demoKey(base: string, operator: string): Promise<string> {
   if (created.status !== 201)
     throw new Error(`creating the demo key failed: ${created.status} ${JSON.stringify(created.json)}`);
   mkdirSync(join(root, ".wrangler"), { recursive: true });
-  writeFileSync(DEMO_KEY_FILE, `${created.json.key}\n`);
+  writePrivate(DEMO_KEY_FILE, `${created.json.key}\n`);
   return created.json.key;
 }
 
@@ -158,7 +189,8 @@ async function main(): Promise<void> {
     "dev",
     ...operator.wranglerArgs,
     ...["--port", String(port), "--ip", host],
-    ...flags.var.flatMap((v) => ["--var", v]),
+    // The operator token goes to wrangler in a private .dev.vars (operatorToken), not on its command line.
+    ...flags.var.filter((v) => !v.startsWith("ADMIN_TOKEN:")).flatMap((v) => ["--var", v]),
     ...(flags["persist-to"] ? ["--persist-to", flags["persist-to"]] : []),
     ...passThrough,
   ];

@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { createApp } from "../src/http/app.ts";
 import { loadConfig } from "../src/config/env.ts";
-import { call, mcpTool, OPERATOR, tenantWithKey, uniqueTenant, upsert } from "./helpers.ts";
+import { call, createKey, mcpTool, OPERATOR, tenantWithKey, uniqueTenant, upsert } from "./helpers.ts";
 
 export type Access = "none" | "operator" | "search" | "write" | "admin";
 
@@ -58,6 +58,8 @@ export interface Fixture {
   tenant: string;
   /** A key with every scope. */
   key: string;
+  /** A key with the search scope alone, which owns the fixture's sessions (sessions belong to their key). */
+  searchKey: string;
   session: string;
 }
 
@@ -75,13 +77,14 @@ export async function fixture(): Promise<Fixture> {
   const { tenant, key } = await tenantWithKey();
   const up = await upsert(tenant, key, FIXTURE_TOOLS);
   if (up.status !== 200) throw new Error(`fixture upsert: ${up.status} ${up.text}`);
+  const searchKey = await createKey(tenant, ["search"]);
   const session = "s1";
-  await call("POST", `/v1/tenants/${tenant}/sessions`, { token: key, body: { session_id: session } });
+  await call("POST", `/v1/tenants/${tenant}/sessions`, { token: searchKey, body: { session_id: session } });
   await call("POST", `/v1/tenants/${tenant}/search`, {
-    token: key,
+    token: searchKey,
     body: { query: "read file", max_results: 1, session_id: session },
   });
-  return { tenant, key, session };
+  return { tenant, key, searchKey, session };
 }
 
 let serial = 0;
@@ -105,6 +108,9 @@ type ExampleFn = (f: Fixture) => Promise<Example> | Example;
 
 const op = (f: Fixture, method: string, path: string, body?: unknown) =>
   call(method, `/v1/tenants/${f.tenant}${path}`, { token: OPERATOR, ...(body === undefined ? {} : { body }) });
+/** A session of the fixture's search key (which owns it; admin keys and the operator may act on it too). */
+const ownSession = (f: Fixture, id: string) =>
+  call("POST", `/v1/tenants/${f.tenant}/sessions`, { token: f.searchKey, body: { session_id: id } });
 
 export const EXAMPLES: Record<string, ExampleFn> = {
   "GET /healthz": () => ({ params: {}, ok: [200] }),
@@ -120,12 +126,16 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     let created = await op(f, "POST", "/keys", { scopes: ["search"] });
     if (created.status === 409) {
       const keys = (await op(f, "GET", "/keys")).body.keys as { id: string; revoked_at: string | null }[];
-      const mine = f.key.split("_")[2];
-      for (const k of keys) if (k.revoked_at === null && k.id !== mine) await op(f, "DELETE", `/keys/${k.id}`);
+      const mine = new Set([f.key, f.searchKey].map((k) => k.split("_")[2]));
+      for (const k of keys) if (k.revoked_at === null && !mine.has(k.id)) await op(f, "DELETE", `/keys/${k.id}`);
       created = await op(f, "POST", "/keys", { scopes: ["search"] });
     }
     return { params: { tenant: f.tenant, keyId: created.body.id as string }, ok: [204] };
   },
+  "DELETE /v1/tenants/{tenant}/keys/{keyId}/sessions": (f) => ({
+    params: { tenant: f.tenant, keyId: f.searchKey.split("_")[2]! },
+    ok: [200],
+  }),
   "GET /v1/tenants/{tenant}/settings": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
   "PATCH /v1/tenants/{tenant}/settings": (f) => ({
     params: { tenant: f.tenant },
@@ -207,7 +217,7 @@ export const EXAMPLES: Record<string, ExampleFn> = {
   }),
   "DELETE /v1/tenants/{tenant}/sessions/{session_id}": async (f) => {
     const id = fresh("end-");
-    await op(f, "POST", "/sessions", { session_id: id });
+    await ownSession(f, id);
     return { params: { tenant: f.tenant, session_id: id }, ok: [204] };
   },
   "POST /v1/tenants/{tenant}/sessions/{session_id}/turns": (f) => ({
@@ -243,7 +253,7 @@ export const EXAMPLES: Record<string, ExampleFn> = {
   }),
   "DELETE /v1/tenants/{tenant}/mcp": async (f) => {
     const id = fresh("mcp-");
-    await op(f, "POST", "/sessions", { session_id: id });
+    await ownSession(f, id);
     return { params: { tenant: f.tenant }, headers: { "mcp-session-id": id }, ok: [204] };
   },
   "GET /v1/tenants/{tenant}/catalog/revisions": (f) => ({
@@ -368,12 +378,16 @@ export async function stateFingerprint(tenant: string): Promise<string> {
     const has = (table: string) =>
       sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0;
     const rows = (query: string) => sql.exec(query).toArray();
+    // A tenant never created holds no schema at all: its state is the tables it has (none, or a restore's staging).
+    if (!has("meta")) return JSON.stringify({ tables: rows(`SELECT name FROM sqlite_master ORDER BY name`) });
     return JSON.stringify({
       meta: rows(`SELECT key, value FROM meta WHERE key IN ('tenant_id', 'settings', 'revision') ORDER BY key`),
       tools: rows(`SELECT id, hash, revision, model_name FROM tools ORDER BY id`),
       servers: rows(`SELECT name, defer_tools FROM servers ORDER BY name`),
       keys: rows(`SELECT id, scopes, label, revoked_at FROM keys ORDER BY id`),
-      sessions: rows(`SELECT id, turn, budget_cap, inline, tools_version, fingerprint FROM sessions ORDER BY id`),
+      sessions: rows(
+        `SELECT id, turn, budget_cap, inline, tools_version, fingerprint, owner FROM sessions ORDER BY id`,
+      ),
       activations: rows(`SELECT session_id, tool_id, seq FROM session_activations ORDER BY session_id, seq`),
       sessionTools: rows(`SELECT session_id, position, name, content FROM session_tools ORDER BY session_id, position`),
       audit: has("audit_log") ? rows(`SELECT seq, action FROM audit_log ORDER BY seq`) : [],

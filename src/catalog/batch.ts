@@ -33,12 +33,24 @@ export function schemasFor(limits: Limits): ToolInputSchemas {
   return schemas;
 }
 
+/** The longest reason kept whole; a longer one (a list of 10,000 unknown keys) is cut short. */
+const MAX_REASON_CHARS = 500;
+
 /** Readable reasons from zod issues: `inputSchema: expected object, received undefined`. */
 export function issueReasons(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
-    return `${where}${issue.message}`;
+    const reason = `${where}${issue.message}`;
+    return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason;
   });
+}
+
+/**
+ * An error list as a refusal shows it: the first `max` entries (`max_listed_errors`), and how many
+ * more there were. However bad the input, the answer stays small.
+ */
+export function listed<T>(entries: readonly T[], max: number): { shown: T[]; not_listed: number } {
+  return { shown: entries.slice(0, max), not_listed: Math.max(0, entries.length - max) };
 }
 
 function nameOf(raw: unknown): string | undefined {

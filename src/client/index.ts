@@ -34,6 +34,7 @@ import type {
   ListToolsQuery,
   Plan,
   PlanRequest,
+  PurgedSessions,
   ResolvedTool,
   ResolveRequest,
   SearchRequest,
@@ -107,10 +108,12 @@ export class TenantClient {
     create: (body: CreateKeyRequest): Promise<CreatedKey> => this.call("POST", "/keys", { json: body }),
     /** GET .../keys: without secrets. */
     list: async (): Promise<KeyInfo[]> => (await this.call<KeyList>("GET", "/keys")).keys,
-    /** DELETE .../keys/{keyId}: effective immediately. */
+    /** DELETE .../keys/{keyId}: effective immediately; the sessions the key created end with it. */
     revoke: async (keyId: string): Promise<void> => {
       await this.call<undefined>("DELETE", `/keys/${enc(keyId)}`);
     },
+    /** DELETE .../keys/{keyId}/sessions: ends every session the key created; the key stays valid. */
+    purgeSessions: (keyId: string): Promise<PurgedSessions> => this.call("DELETE", `/keys/${enc(keyId)}/sessions`),
   };
 
   /** Tenant settings (admin scope). */

@@ -36,6 +36,7 @@ import type {
   FormatQuerySchema,
   KeyInfoSchema,
   KeyListSchema,
+  PurgedSessionsSchema,
   listToolsQuerySchema,
   SearchResponseSchema,
   SearchResultSchema,
@@ -72,6 +73,7 @@ export type LearnedForgotten = z.output<typeof ForgottenSchema>;
 export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
 export type KeyInfo = z.output<typeof KeyInfoSchema>;
 export type KeyList = z.output<typeof KeyListSchema>;
+export type PurgedSessions = z.output<typeof PurgedSessionsSchema>;
 export type CreatedKey = z.output<typeof CreatedKeySchema>;
 
 /** A tool in any accepted input format (MCP, Anthropic, OpenAI Chat, OpenAI Responses). */

@@ -12,10 +12,31 @@ export interface ServiceConfig {
   /** Default matching threshold (tenant settings and requests override it). */
   matchingThreshold: number;
   limits: Limits;
+  /**
+   * Secrets that sign API keys (KEY_SIGNING_SECRET, comma-separated): the first signs new keys, every one
+   * verifies (so a secret can be rotated). Empty: keys carry a public checksum instead.
+   */
+  keySigningSecrets: string[];
+  /** REQUIRE_SIGNED_KEYS: refuse, in the Worker, keys not signed with one of keySigningSecrets. */
+  requireSignedKeys: boolean;
 }
 
 const EnvSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must be at least 16 characters").optional(),
+  KEY_SIGNING_SECRET: z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== ""),
+    )
+    .refine(
+      (secrets) => secrets.every((s) => s.length >= 32),
+      "each KEY_SIGNING_SECRET must be at least 32 characters",
+    ),
+  REQUIRE_SIGNED_KEYS: z.enum(["true", "false"]).default("false"),
   MATCHING_THRESHOLD: z.coerce.number().min(0).max(100).default(1.5),
   LIMITS: z
     .string()
@@ -42,10 +63,15 @@ export function loadConfig(env: object): ServiceConfig {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   }
+  const requireSignedKeys = parsed.data.REQUIRE_SIGNED_KEYS === "true";
+  if (requireSignedKeys && parsed.data.KEY_SIGNING_SECRET.length === 0)
+    throw new ConfigError("REQUIRE_SIGNED_KEYS: true needs KEY_SIGNING_SECRET to sign keys with");
   const config: ServiceConfig = {
     adminToken: parsed.data.ADMIN_TOKEN ?? null,
     matchingThreshold: parsed.data.MATCHING_THRESHOLD,
     limits: parsed.data.LIMITS,
+    keySigningSecrets: parsed.data.KEY_SIGNING_SECRET,
+    requireSignedKeys,
   };
   cache.set(env, config);
   return config;

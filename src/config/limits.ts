@@ -10,10 +10,18 @@
 import { z } from "zod";
 
 /**
- * How a request over a limit is answered. Retention limits refuse nothing, they bound what is kept; work bounds
- * refuse nothing either, they bound the work a request may cause (what lies beyond is left out, documented).
+ * How a request over a limit is answered. Some limits refuse nothing: retention bounds what is kept; a work bound
+ * bounds the work a request may cause (what lies beyond is left out, documented); `oldest dropped` makes room for
+ * the new by dropping the oldest; `rest counted` lists that many and counts the others.
  */
-export type Refusal = "400 invalid-request" | "409 conflict" | "413 payload-too-large" | "retention" | "bound";
+export type Refusal =
+  | "400 invalid-request"
+  | "409 conflict"
+  | "413 payload-too-large"
+  | "retention"
+  | "bound"
+  | "oldest dropped"
+  | "rest counted";
 
 const limit = (min: number, fallback: number, refusal: Refusal, description: string) =>
   z.number().int().min(min).default(fallback).meta({ description, refusal });
@@ -23,7 +31,18 @@ export const LimitsSchema = z
     // ---- one request ----------------------------------------------------------------------------
     max_body_bytes: limit(1024, 16 * 1024 * 1024, "413 payload-too-large", "Request body, in bytes"),
     max_json_depth: limit(8, 64, "400 invalid-request", "Nesting depth of any JSON request body"),
-    max_tools_per_batch: limit(1, 20_000, "413 payload-too-large", "Tools in one upsert or replace request"),
+    max_tools_per_batch: limit(
+      1,
+      20_000,
+      "413 payload-too-large",
+      "Tools in one upsert or replace request (an NDJSON body is read no further than this many lines plus one)",
+    ),
+    max_listed_errors: limit(
+      1,
+      20,
+      "rest counted",
+      "Entries of an error list (bad tools of a batch, bad NDJSON lines, validation issues); the rest are counted",
+    ),
     // ---- one tool -------------------------------------------------------------------------------
     max_description_bytes: limit(64, 16 * 1024, "400 invalid-request", "A tool description, in UTF-8 bytes"),
     max_title_chars: limit(1, 256, "400 invalid-request", "A tool title, in characters"),
@@ -80,6 +99,12 @@ export const LimitsSchema = z
       "409 conflict",
       "Live sessions a tenant may hold (expired ones do not count)",
     ),
+    max_sessions_per_key: limit(
+      1,
+      1_000,
+      "409 conflict",
+      "Live sessions one key may hold (the operator's count only toward the tenant's)",
+    ),
     max_synonyms: limit(0, 500, "400 invalid-request", "Keys of a tenant's synonym map (PUT .../synonyms)"),
     max_synonym_expansions: limit(1, 10, "400 invalid-request", "Expansions per synonym key"),
     // ---- one session ----------------------------------------------------------------------------
@@ -91,14 +116,28 @@ export const LimitsSchema = z
       "400 invalid-request",
       "Tools one user message may load (the setting suggest_max, a turn's suggest.max)",
     ),
+    max_activated_tools: limit(
+      1,
+      200,
+      "oldest dropped",
+      "Tools a session's searches keep activated (at least max_results); past it the oldest activations are " +
+        "dropped, never a tool the search just found",
+    ),
     // ---- audit trail ----------------------------------------------------------------------------
     audit_max_entries: limit(
       100,
       10_000,
       "retention",
-      "Audit entries kept per tenant; older ones are dropped as new ones are written",
+      "Audit entries (other than key events) kept per tenant; older ones are dropped as new ones are written",
     ),
     audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
+    audit_max_key_entries: limit(
+      10,
+      10_000,
+      "retention",
+      "Key events (key.create, key.revoke) kept per tenant, apart from audit_max_entries",
+    ),
+    audit_key_max_age_days: limit(1, 365, "retention", "Days a key event is kept in the audit trail"),
     // ---- catalog history, backup and restore ---------------------------------------------------
     history_max_revisions: limit(
       2,
@@ -120,7 +159,12 @@ export const LimitsSchema = z
         "`max_body_bytes`; Cloudflare's own request limit is 100 MB on most plans",
     ),
   })
-  .strict();
+  .strict()
+  // Every tool one search finds must stay activated: a session keeps at least as many as a search returns.
+  .refine((l) => l.max_activated_tools >= l.max_results, {
+    message: "max_activated_tools must be at least max_results",
+    path: ["max_activated_tools"],
+  });
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type LimitName = keyof Limits;

@@ -85,6 +85,9 @@ export const KeyInfoSchema = z
   });
 export type KeyInfo = z.infer<typeof KeyInfoSchema>;
 export const KeyListSchema = z.object({ keys: z.array(KeyInfoSchema) }).meta({ id: "KeyList" });
+export const PurgedSessionsSchema = z
+  .object({ key_id: z.string(), ended: z.number().int().describe("How many of the key's sessions were ended") })
+  .meta({ id: "PurgedSessions", example: { key_id: "k3x9q2mzt7ab", ended: 12 } });
 export const CreatedKeySchema = KeyInfoSchema.extend({
   key: z.string().describe("The secret key. Shown once: store it now."),
 }).meta({
@@ -105,6 +108,7 @@ const AUDIT_ACTIONS = [
   "tenant.create",
   "key.create",
   "key.revoke",
+  "sessions.purge",
   "settings.update",
   "synonyms.replace",
   "tools.upsert",

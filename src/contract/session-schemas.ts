@@ -150,6 +150,13 @@ export const SessionSchema = z
         "On a create or turn with a `message`: the tools it loaded, best first (also in `activated`, appended after " +
           "what was there); [] when nothing fits, and on a retried turn",
       ),
+    owner: z
+      .string()
+      .nullable()
+      .describe(
+        "Who created it: `key:<key id>` or `operator`. Only that key (and admin keys, the operator) can see or use " +
+          "the session; null for sessions made before sessions had owners",
+      ),
   })
   .meta({
     id: "Session",
@@ -169,6 +176,7 @@ export const SessionSchema = z
       inline_unresolved: [],
       deferred_tool_loading: false,
       turn_idle_seconds: null,
+      owner: "key:k3x9q2mzt7ab",
     },
   });
 

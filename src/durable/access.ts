@@ -5,7 +5,7 @@
  */
 import { limitNote } from "../config/limits.ts";
 import type { KeyInfo } from "../contract/schemas.ts";
-import { fail, ok, type ApiError, type Result } from "../errors.ts";
+import { fail, ok, type Result } from "../errors.ts";
 import { type Caller, digestsEqual, generateKey, hashSecret, type Scope } from "../tenancy/keys.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
@@ -15,9 +15,18 @@ export interface KeyRecord {
   revoked: boolean;
 }
 
+/** What an authorised caller may do here: its scopes, and who it is as the owner of sessions. */
+export interface Grant {
+  scopes: readonly Scope[];
+  /** `operator` or `key:<key id>`. */
+  owner: string;
+}
+
+const ALL_SCOPES: readonly Scope[] = ["search", "write", "admin"];
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-type Parts = Pick<TenantParts, "sql" | "meta" | "auditLog" | "config" | "transaction">;
+type Parts = Pick<TenantParts, "sql" | "meta" | "auditLog" | "sessionStore" | "config" | "transaction">;
 
 export class Access {
   private readonly tenant: Parts;
@@ -28,23 +37,29 @@ export class Access {
     this.records = records;
   }
 
-  /** Null when the caller may act with `scope` (any, when null) on this tenant, else the refusal to answer. */
-  async authorize(caller: Caller, scope: Scope | null): Promise<ApiError | null> {
-    const tenantId = this.tenant.meta.tenantId();
+  /**
+   * What the caller may do when it may act with `scope` on this tenant (any valid key when `scope` is
+   * null), else the refusal to answer. `exists` is false for an object whose tenant was never created:
+   * it is refused without a read of its (absent) tables, so that it writes nothing, not even a schema.
+   */
+  async authorize(caller: Caller, scope: Scope | null, exists: boolean): Promise<Result<Grant>> {
+    const tenantId = exists ? this.tenant.meta.tenantId() : null;
     if (caller.kind === "operator") {
       // The Worker verified the operator token; only it can reach this object.
-      return tenantId ? null : fail("not-found", "No such tenant. Create it with POST /v1/tenants.").error;
+      return tenantId
+        ? ok({ scopes: ALL_SCOPES, owner: "operator" })
+        : fail("not-found", "No such tenant. Create it with POST /v1/tenants.");
     }
     const record = tenantId ? this.keyRecord(caller.keyId) : null;
     if (!record || record.revoked || !digestsEqual(record.hash, await hashSecret(caller.secret))) {
-      return fail("unauthorized", "The API key is not valid for this tenant (unknown, revoked or mistyped).").error;
+      return fail("unauthorized", "The API key is not valid for this tenant (unknown, revoked or mistyped).");
     }
     if (scope !== null && !record.scopes.includes(scope)) {
       return fail("forbidden", `This key lacks the '${scope}' scope. Ask an admin for a key with it.`, {
         required_scope: scope,
-      }).error;
+      });
     }
-    return null;
+    return ok({ scopes: record.scopes, owner: `key:${caller.keyId}` });
   }
 
   /**
@@ -74,9 +89,10 @@ export class Access {
   async createKey(caller: Caller, scopes: Scope[], label: string | null): Promise<Result<KeyInfo & { key: string }>> {
     // Hashed before the check, so that nothing awaits between counting and inserting: two
     // concurrent creations cannot both take the last free place.
-    const fresh = generateKey(this.tenant.meta.tenantId()!);
+    const config = this.tenant.config();
+    const fresh = await generateKey(this.tenant.meta.tenantId()!, config.keySigningSecrets[0] ?? null);
     const hash = await hashSecret(fresh.secret);
-    const limits = this.tenant.config().limits;
+    const limits = config.limits;
     const active = this.tenant.sql
       .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL`)
       .one().n;
@@ -120,9 +136,10 @@ export class Access {
   }
 
   /**
-   * Revokes a key with immediate effect. Revoked keys stay listed, the newest
-   * `max_keys_per_tenant` of them: older ones are deleted (a deleted key is refused like a revoked
-   * one), so creating and revoking keys forever cannot grow the table without bound.
+   * Revokes a key with immediate effect, and ends every session it created. Revoked keys stay
+   * listed, the newest `max_keys_per_tenant` of them: older ones are deleted (a deleted key is
+   * refused like a revoked one), so creating and revoking keys forever cannot grow the table
+   * without bound.
    */
   revokeKey(caller: Caller, keyId: string): Result<null> {
     const row = this.tenant.sql
@@ -138,9 +155,24 @@ export class Access {
           `revoked_at DESC, id LIMIT -1 OFFSET ?)`,
         limits.max_keys_per_tenant,
       );
-      this.tenant.auditLog.record(caller, "key.revoke", { key_id: keyId });
+      const ended = this.tenant.sessionStore.deleteOwnedBy(`key:${keyId}`);
+      this.tenant.auditLog.record(caller, "key.revoke", { key_id: keyId, sessions_ended: ended });
     });
     this.records.clear(); // takes effect on the very next request (and forgets keys the cleanup deleted)
     return ok(null);
+  }
+
+  /** Ends every session a key created (admin), whether or not the key is still valid; returns how many. */
+  purgeSessions(caller: Caller, keyId: string): Result<{ key_id: string; ended: number }> {
+    const known = this.tenant.sql.exec(`SELECT 1 FROM keys WHERE id = ?`, keyId).toArray().length > 0;
+    const owner = `key:${keyId}`;
+    if (!known && this.tenant.sessionStore.countOwnedBy(owner, 0) === 0)
+      return fail("not-found", `No key '${keyId}' in this tenant.`);
+    let ended = 0;
+    this.tenant.transaction(() => {
+      ended = this.tenant.sessionStore.deleteOwnedBy(owner);
+      if (ended > 0) this.tenant.auditLog.record(caller, "sessions.purge", { key_id: keyId, ended });
+    });
+    return ok({ key_id: keyId, ended });
   }
 }

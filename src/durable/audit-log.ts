@@ -5,7 +5,9 @@
  * its change. They hold ids and counts, never secrets or tool bodies.
  *
  * Growth is bounded on every write: entries beyond the newest `audit_max_entries`, and entries
- * older than `audit_max_age_days`, are dropped in the same transaction.
+ * older than `audit_max_age_days`, are dropped in the same transaction. Key events (a key created
+ * or revoked) are kept apart, by age (`audit_key_max_age_days`, a year) and their own count
+ * (`audit_max_key_entries`): however many other changes a key makes, who made it and when stays.
  */
 import type { Limits } from "../config/limits.ts";
 import type { AuditAction, AuditEntry } from "../contract/schemas.ts";
@@ -23,6 +25,7 @@ interface AuditSql {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+const KEY_EVENTS: ReadonlySet<AuditAction> = new Set(["key.create", "key.revoke"]);
 
 export class AuditLog {
   private readonly sql: SqlStorage;
@@ -43,18 +46,26 @@ export class AuditLog {
     const actor: AuditEntry["actor"] = caller.kind === "operator" ? "operator" : `key:${caller.keyId}`;
     const limits = this.limits();
     const now = Date.now();
-    const { seq } = this.sql
-      .exec<{ seq: number }>(
-        `INSERT INTO audit_log (at, actor, action, revision, details) VALUES (?, ?, ?, ?, ?) RETURNING seq`,
-        now,
-        actor,
-        action,
-        this.meta.number("revision"),
-        JSON.stringify(details),
-      )
-      .one();
-    this.sql.exec(`DELETE FROM audit_log WHERE seq <= ?`, seq - limits.audit_max_entries);
-    this.sql.exec(`DELETE FROM audit_log WHERE at < ?`, now - limits.audit_max_age_days * DAY_MS);
+    const keyEvent = KEY_EVENTS.has(action) ? 1 : 0;
+    this.sql.exec(
+      `INSERT INTO audit_log (at, actor, action, revision, details, key_event) VALUES (?, ?, ?, ?, ?, ?)`,
+      now,
+      actor,
+      action,
+      this.meta.number("revision"),
+      JSON.stringify(details),
+      keyEvent,
+    );
+    // The newest entries of this kind are kept; the (keep + 1)-th newest and older are dropped.
+    this.sql.exec(
+      `DELETE FROM audit_log WHERE key_event = ? AND seq <= ` +
+        `(SELECT seq FROM audit_log WHERE key_event = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      keyEvent,
+      keyEvent,
+      keyEvent ? limits.audit_max_key_entries : limits.audit_max_entries,
+    );
+    this.sql.exec(`DELETE FROM audit_log WHERE key_event = 0 AND at < ?`, now - limits.audit_max_age_days * DAY_MS);
+    this.sql.exec(`DELETE FROM audit_log WHERE key_event = 1 AND at < ?`, now - limits.audit_key_max_age_days * DAY_MS);
   }
 
   /** Newest first; `before` (exclusive) continues a previous page. */

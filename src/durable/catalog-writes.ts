@@ -90,8 +90,11 @@ export class CatalogWrites {
     return ok({ revision, added: 0, updated: 0, unchanged: 0, removed: removals.length });
   }
 
-  deleteTool(caller: Caller, id: string): Result<ToolBatchResult> {
-    if (!this.tenant.repo.getTool(id)) return unknownTool(this.tenant.index.get(), id);
+  /** `suggest`: whether a 404 may name near misses (only to a caller that may search the catalog anyway). */
+  deleteTool(caller: Caller, id: string, suggest: boolean): Result<ToolBatchResult> {
+    if (!this.tenant.repo.getTool(id)) {
+      return suggest ? unknownTool(this.tenant.index.get(), id) : fail("not-found", `No tool '${id}' in this catalog.`);
+    }
     let revision = 0;
     this.tenant.transaction(() => {
       this.tenant.history.saveTools(this.nextRevision(), [id]);

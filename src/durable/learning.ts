@@ -105,11 +105,14 @@ export class Learning {
     void this.tenant.alarms.schedule(Date.now() + LEARNED_SNAPSHOT_DELAY_MS);
   }
 
-  /** Forgets everything every tool learned: the ranking is then exactly what it was before any learning. */
+  /**
+   * Forgets everything every tool learned: the ranking is then exactly what it was before any learning. With nothing
+   * learned it changes nothing, and records nothing in the audit trail (a no-op write is not audited).
+   */
   forgetAll(caller: Caller): Result<{ tools: number; terms: number }> {
     const forgotten = this.tenant.transaction(() => {
       const counts = this.tenant.learned.forgetAll();
-      this.tenant.auditLog.record(caller, "learned.reset", counts);
+      if (counts.tools > 0 || counts.terms > 0) this.tenant.auditLog.record(caller, "learned.reset", counts);
       return counts;
     });
     this.tenant.index.reloadLearned();

@@ -1,6 +1,8 @@
 /**
- * The tenant object's SQLite schema, as ordered migrations. Each runs once, inside the
- * constructor's blockConcurrencyWhile, and the applied count is kept in `_migrations`.
+ * The tenant object's SQLite schema, as ordered migrations. The first runs when the tenant is
+ * created; later ones run once, inside the constructor's blockConcurrencyWhile, for a tenant that
+ * exists. The applied count is kept in `_migrations`. An object whose tenant was never created has
+ * no tables at all, and stays that way: nothing is written for a tenant that does not exist.
  */
 const MIGRATIONS: string[][] = [
   [
@@ -106,7 +108,22 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE backup_lines (
        backup_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (backup_id, seq))`,
   ],
+  // Hostile clients (issue 16): sessions belong to the key that made them (null: made before owners);
+  // key events in the audit trail are kept by age, outside the count that bounds other entries.
+  [
+    `ALTER TABLE sessions ADD COLUMN owner TEXT`,
+    `CREATE INDEX sessions_by_owner ON sessions (owner, expires_at)`,
+    `ALTER TABLE audit_log ADD COLUMN key_event INTEGER NOT NULL DEFAULT 0`,
+    `UPDATE audit_log SET key_event = 1 WHERE action IN ('key.create', 'key.revoke')`,
+    `CREATE INDEX audit_by_kind ON audit_log (key_event, seq)`,
+    `CREATE INDEX audit_by_kind_time ON audit_log (key_event, at)`,
+  ],
 ];
+
+/** Whether this object's database holds the schema, i.e. its tenant was created. Reads only. */
+export function schemaExists(sql: SqlStorage): boolean {
+  return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'`).toArray().length > 0;
+}
 
 export function migrate(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS _migrations (applied INTEGER NOT NULL)`);

@@ -11,7 +11,7 @@ import { noMatchMessage } from "../search/no-match.ts";
 import type { Hit } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
-import { idleTurnDue } from "../sessions/session.ts";
+import { idleTurnDue, type SessionActor } from "../sessions/session.ts";
 import type { CatalogReads, ExportFacts } from "./catalog-reads.ts";
 import type { Learning } from "./learning.ts";
 import type { SessionService } from "./session-service.ts";
@@ -34,6 +34,8 @@ export interface SearchOutput {
   results: SearchResultItem[];
   /** Tool ids this search made callable in its session (not active before it). */
   activated: string[];
+  /** Tool ids dropped from the session's activated set to keep it within max_activated_tools (oldest first). */
+  deactivated?: string[];
   /** The session's budget after this search (searches with a session only). */
   budget?: Budget;
   threshold: number;
@@ -56,8 +58,8 @@ export class SearchService {
     this.tenant = tenant;
   }
 
-  search(input: SearchInput): Result<SearchOutput> {
-    const result = input.session_id === undefined ? this.run(input) : this.inSession(input.session_id, input);
+  search(input: SearchInput, actor: SessionActor): Result<SearchOutput> {
+    const result = input.session_id === undefined ? this.run(input) : this.inSession(actor, input.session_id, input);
     if (!result.ok || !input.with_export_facts) return result;
     return ok({
       ...result.value,
@@ -70,10 +72,10 @@ export class SearchService {
    * no await in between and in one storage transaction: concurrent searches run one at a time,
    * so a budget of 3 lets exactly 3 run, and the tools found are active before the answer leaves.
    */
-  private inSession(sessionId: string, input: SearchInput): Result<SearchOutput> {
+  private inSession(actor: SessionActor, sessionId: string, input: SearchInput): Result<SearchOutput> {
     const { sessions, sessionStore } = this.tenant;
     const now = Date.now();
-    const session = sessions.live(sessionId, now);
+    const session = sessions.live(actor, sessionId, now);
     if (!session) return sessions.notFound(sessionId);
     const cap = sessions.cap(session);
     const idleTurn = idleTurnDue(session, now);
@@ -102,8 +104,17 @@ export class SearchService {
         new Set(sessionStore.activated(session.id)),
         always,
       );
-      sessionStore.activate(session.id, plan.record, session.turn);
-      return ok({ ...result.value, activated: plan.newlyActive, budget: spent });
+      const max = this.tenant.config().limits.max_activated_tools;
+      const found = result.value.results.map((r) => r.tool_id);
+      const dropped = sessionStore.activate(session.id, plan.record, session.turn, max, found);
+      if (dropped.length === 0) return ok({ ...result.value, activated: plan.newlyActive, budget: spent });
+      const gone = new Set(dropped);
+      return ok({
+        ...result.value,
+        activated: plan.newlyActive.filter((id) => !gone.has(id)),
+        deactivated: dropped.filter((id) => !plan.newlyActive.includes(id)),
+        budget: spent,
+      });
     });
   }
 

@@ -15,8 +15,10 @@ import { budget, budgetCap, type Budget } from "../sessions/budget.ts";
 import { ambiguousNameMessage, notActiveMessage, unknownSessionMessage } from "../sessions/rescue.ts";
 import {
   isExpired,
+  mayActOn,
   sessionView,
   turnStep,
+  type SessionActor,
   type SessionOptions,
   type SessionRecord,
   type SessionView,
@@ -28,6 +30,11 @@ import type { Alarms } from "./alarms.ts";
 import type { Credit, Learning } from "./learning.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 export interface SessionToolList {
   session_id: string;
@@ -58,19 +65,25 @@ export class SessionService {
    * user's first) loads the tools it suggests, in the same transaction; it is not one of the options.
    */
   async create(
+    actor: SessionActor,
     options: SessionOptions,
     tools: SessionTool[] | null,
     turn: TurnMessage = {},
   ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
     const { sessionStore: store } = this.tenant;
-    const now = Date.now();
-    const settings = this.tenant.settings.current();
     const id = options.session_id ?? `ses_${randomString(24, ALPHABET)}`;
     const { session_id: _, ...rest } = options;
-    const fingerprint = canonicalJson({ ...rest, tools });
+    // What a retry must repeat, kept as a digest: the client tools themselves are stored once, in session_tools.
+    const canonical = canonicalJson({ ...rest, tools });
+    const fingerprint = await sha256Hex(canonical);
+    // Nothing awaits from here to the insert: the checks and the write are one step.
+    const now = Date.now();
+    const settings = this.tenant.settings.current();
     const existing = store.get(id);
     if (existing && !isExpired(existing, now)) {
-      if (existing.fingerprint !== fingerprint) {
+      // Another key's session is answered as taken, without saying whose or what it holds.
+      const same = existing.fingerprint === fingerprint || existing.fingerprint === canonical; // before digests
+      if (!same || !mayActOn(actor, existing.owner)) {
         return fail(
           "conflict",
           `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`,
@@ -92,6 +105,15 @@ export class SessionService {
           `lower session_ttl_seconds.`,
       );
     }
+    const own = actor.owner === "operator" ? 0 : store.countOwnedBy(actor.owner, now);
+    if (own >= limits.max_sessions_per_key) {
+      return fail(
+        "conflict",
+        `This key has ${own} live sessions, the most one key may hold ` +
+          `${limitNote("max_sessions_per_key", limits)}. DELETE sessions that have ended, lower ` +
+          `ttl_seconds, or give each agent backend its own key.`,
+      );
+    }
     const clash = tools ? this.clashes(tools) : null;
     if (clash) return clash;
     const ttlSeconds = options.ttl_seconds ?? settings.session_ttl_seconds;
@@ -109,6 +131,7 @@ export class SessionService {
       turnIdleSeconds: options.turn_idle_seconds ?? null,
       lastSearchAt: null,
       messageTurn: null,
+      owner: actor.owner,
     };
     const suggested = this.tenant.transaction(() => {
       if (existing) store.delete(id); // expired, not yet swept
@@ -120,12 +143,12 @@ export class SessionService {
     return ok({ created: true, session: this.answer(session, suggested) });
   }
 
-  get(sessionId: string): Result<SessionView> {
-    return this.with(sessionId, (session) => ok(this.view(session)));
+  get(actor: SessionActor, sessionId: string): Result<SessionView> {
+    return this.with(actor, sessionId, (session) => ok(this.view(session)));
   }
 
-  delete(sessionId: string): Result<null> {
-    if (!this.live(sessionId, Date.now())) return this.notFound(sessionId);
+  delete(actor: SessionActor, sessionId: string): Result<null> {
+    if (!this.live(actor, sessionId, Date.now())) return this.notFound(sessionId);
     this.tenant.transaction(() => this.tenant.sessionStore.delete(sessionId));
     return ok(null);
   }
@@ -134,8 +157,8 @@ export class SessionService {
    * Starts the next turn: the search count starts again from 0. A `message` (the user's) loads the tools it
    * suggests, in the same transaction, without touching the turn's search budget.
    */
-  startTurn(sessionId: string, requested?: number, turn: TurnMessage = {}): Result<SessionAnswer> {
-    return this.with(sessionId, (session) => {
+  startTurn(actor: SessionActor, sessionId: string, requested?: number, turn: TurnMessage = {}): Result<SessionAnswer> {
+    return this.with(actor, sessionId, (session) => {
       const step = turnStep(session.turn, requested);
       if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
       if (step.kind === "advance") {
@@ -182,12 +205,10 @@ export class SessionService {
       return [{ tool_id: row.id, model_name: row.modelName, score: round(hit.score), match: hit.match }];
     });
     if (suggested.length === 0) return [];
-    store.activate(
-      session.id,
-      suggested.map((s) => s.tool_id),
-      session.turn,
-      true,
-    );
+    // Within max_activated_tools like a search's activations: the oldest go first, never what this message loaded;
+    // the answer's `activated` shows what remains.
+    const ids = suggested.map((s) => s.tool_id);
+    store.activate(session.id, ids, session.turn, this.tenant.config().limits.max_activated_tools, ids, true);
     this.tenant.learning.recordMessage(session, turn.message);
     return suggested;
   }
@@ -198,10 +219,11 @@ export class SessionService {
 
   /** Replaces the session's client tools as one step; the answer carries the `tools_version` it produced. */
   replaceTools(
+    actor: SessionActor,
     sessionId: string,
     tools: SessionTool[],
   ): Result<{ session_id: string; tools_version: number; tools: string[] }> {
-    return this.with(sessionId, (session) => {
+    return this.with(actor, sessionId, (session) => {
       const clash = this.clashes(tools);
       if (clash) return clash;
       const version = this.tenant.sessionStore.replaceTools(session.id, tools);
@@ -210,8 +232,8 @@ export class SessionService {
   }
 
   /** The definitions to send with the session's next model request, in their stable order. */
-  toolListOf(sessionId: string): Result<SessionToolList> {
-    return this.with(sessionId, (session) => {
+  toolListOf(actor: SessionActor, sessionId: string): Result<SessionToolList> {
+    return this.with(actor, sessionId, (session) => {
       const entries = this.toolList(session);
       return ok({
         session_id: session.id,
@@ -228,9 +250,9 @@ export class SessionService {
    * pick out one active tool). Resolving a catalog tool is use: in the same transaction, the words
    * the turn's searches recorded are credited to it (learning.ts).
    */
-  resolve(sessionId: string, name: string): Result<ListEntry> {
+  resolve(actor: SessionActor, sessionId: string, name: string): Result<ListEntry> {
     let credit: Credit | null = null;
-    const resolved = this.with(sessionId, (session) => {
+    const resolved = this.with(actor, sessionId, (session) => {
       const found = this.resolveIn(session, name);
       if (found.ok && found.value.tool_id !== null)
         credit = this.tenant.learning.credit(session, found.value.tool_id, Date.now());
@@ -242,31 +264,34 @@ export class SessionService {
 
   /**
    * A catalog tool's definition was read inside the session (MCP `tool_describe`): use, like a resolve. Credits the
-   * turn's words to it; a session that is gone credits nothing.
+   * turn's words to it; a session that is gone, or is another key's, credits nothing.
    */
-  used(sessionId: string, toolId: string): void {
+  used(actor: SessionActor, sessionId: string, toolId: string): void {
     const now = Date.now();
-    const session = this.live(sessionId, now);
+    const session = this.live(actor, sessionId, now);
     if (!session) return;
     const credit = this.tenant.transaction(() => this.tenant.learning.credit(session, toolId, now));
     this.tenant.learning.applied(credit);
   }
 
-  /** The session, or null when it does not exist or has expired (an expired one is removed on the spot). */
-  live(sessionId: string, now: number): SessionRecord | null {
+  /**
+   * The session, or null when it does not exist, has expired (an expired one is removed on the spot)
+   * or belongs to another key: to that key it does not exist.
+   */
+  live(actor: SessionActor, sessionId: string, now: number): SessionRecord | null {
     const session = this.tenant.sessionStore.get(sessionId);
     if (!session) return null;
     if (isExpired(session, now)) {
       this.tenant.transaction(() => this.tenant.sessionStore.delete(sessionId));
       return null;
     }
-    return session;
+    return mayActOn(actor, session.owner) ? session : null;
   }
 
   /** Runs `work` on a live session (404 otherwise) inside one transaction, and counts the call as use. */
-  private with<T>(sessionId: string, work: (session: SessionRecord) => Result<T>): Result<T> {
+  private with<T>(actor: SessionActor, sessionId: string, work: (session: SessionRecord) => Result<T>): Result<T> {
     const now = Date.now();
-    const session = this.live(sessionId, now);
+    const session = this.live(actor, sessionId, now);
     if (!session) return this.notFound(sessionId);
     return this.tenant.transaction(() => {
       this.touch(session, now);

@@ -22,6 +22,7 @@ interface SessionSql {
   last_search_at: number | null;
   message_turn: number | null;
   fingerprint: string;
+  owner: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -40,6 +41,7 @@ function fromSql(r: SessionSql): SessionRecord & { fingerprint: string } {
     turnIdleSeconds: r.turn_idle_seconds,
     lastSearchAt: r.last_search_at,
     messageTurn: r.message_turn,
+    owner: r.owner,
     fingerprint: r.fingerprint,
   };
 }
@@ -66,8 +68,8 @@ export class SessionStore {
     this.sql.exec(
       `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline,
                              deferred_tool_loading, tools_version, turn_idle_seconds, last_search_at, message_turn,
-                             fingerprint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                             fingerprint, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id,
       s.createdAt,
       s.expiresAt,
@@ -82,12 +84,30 @@ export class SessionStore {
       s.lastSearchAt,
       s.messageTurn,
       fingerprint,
+      s.owner,
     );
   }
 
   /** Live sessions (not yet past their expiry). */
   countLive(now: number): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions WHERE expires_at > ?`, now).one().n;
+  }
+
+  /** Live sessions one owner created (`now` 0: every one, expired or not). */
+  countOwnedBy(owner: string, now: number): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions WHERE owner = ? AND expires_at > ?`, owner, now)
+      .one().n;
+  }
+
+  /** Removes every session one owner created; returns how many. */
+  deleteOwnedBy(owner: string): number {
+    const owned = `SELECT id FROM sessions WHERE owner = ?`;
+    this.sql.exec(`DELETE FROM session_terms WHERE session_id IN (${owned})`, owner);
+    this.sql.exec(`DELETE FROM session_credits WHERE session_id IN (${owned})`, owner);
+    this.sql.exec(`DELETE FROM session_activations WHERE session_id IN (${owned})`, owner);
+    this.sql.exec(`DELETE FROM session_tools WHERE session_id IN (${owned})`, owner);
+    return this.sql.exec(`DELETE FROM sessions WHERE owner = ?`, owner).rowsWritten;
   }
 
   touch(id: string, expiresAt: number): void {
@@ -164,11 +184,20 @@ export class SessionStore {
   }
 
   /**
-   * Appends tools to the session's activated set, after everything activated before. `suggested`: a turn's message
-   * loaded them (suggestions), not a search.
+   * Appends tools to the session's activated set, after everything activated before, and keeps at
+   * most `max` of them: the oldest activations are dropped first, except the tools in `found` (what
+   * the search or the message that activates them found), which must stay callable in the model's next step.
+   * `suggested`: a turn's message loaded them (suggestions), not a search. Returns the ids dropped.
    */
-  activate(id: string, toolIds: readonly string[], turn: number, suggested = false): void {
-    if (toolIds.length === 0) return;
+  activate(
+    id: string,
+    toolIds: readonly string[],
+    turn: number,
+    max: number,
+    found: readonly string[],
+    suggested = false,
+  ): string[] {
+    if (toolIds.length === 0) return [];
     let seq = this.sql
       .exec<{ seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM session_activations WHERE session_id = ?`, id)
       .one().seq;
@@ -184,6 +213,27 @@ export class SessionStore {
         suggested ? 1 : 0,
       );
     }
+    const count = () =>
+      this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM session_activations WHERE session_id = ?`, id).one().n;
+    const over = count() - max;
+    if (over <= 0) return [];
+    const dropOldest = (n: number, sparing: readonly string[]) =>
+      this.sql
+        .exec<{ tool_id: string }>(
+          `DELETE FROM session_activations WHERE session_id = ? AND tool_id IN (SELECT tool_id FROM ` +
+            `session_activations WHERE session_id = ? AND tool_id NOT IN (SELECT value FROM json_each(?)) ` +
+            `ORDER BY seq LIMIT ?) RETURNING tool_id`,
+          id,
+          id,
+          JSON.stringify(sparing),
+          n,
+        )
+        .toArray()
+        .map((r) => r.tool_id);
+    const dropped = dropOldest(over, found);
+    // Only when one search found more tools than a session may keep do some of them go too.
+    const still = count() - max;
+    return still > 0 ? [...dropped, ...dropOldest(still, [])] : dropped;
   }
 
   /** Whether the tool was suggested to the session in `turn` (by that turn's message). */

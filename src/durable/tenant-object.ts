@@ -5,6 +5,11 @@
  *
  * Methods return Result values instead of throwing, so that an expected refusal (404, 409...)
  * crosses the RPC boundary intact; a throw means a bug and becomes a 500 without detail.
+ *
+ * An object whose tenant was never created writes nothing: no schema, no row, no alarm. Its
+ * constructor only looks whether the schema is there, and every call is refused (404 for the
+ * operator, 401 for a key) before any table is read, so a forged key naming a tenant that does not
+ * exist leaves no storage behind.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Defer, ToolRow } from "../catalog/tool.ts";
@@ -17,10 +22,10 @@ import type { Plan, PlanRequest, TurnMessage } from "../contract/session-schemas
 import type { CatalogDiff, RollbackResult } from "../contract/history-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
-import type { SessionOptions, SessionView } from "../sessions/session.ts";
+import type { SessionActor, SessionOptions, SessionView } from "../sessions/session.ts";
 import type { SessionTool } from "../sessions/session-tools.ts";
 import type { ListEntry } from "../sessions/tool-list.ts";
-import { Access, type KeyRecord } from "./access.ts";
+import { Access, type Grant, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
 import type { BackupHeader, RestoreRecord } from "../contract/backup.ts";
@@ -38,7 +43,7 @@ import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { registryOf, type TenantReport } from "./registry.ts";
 import type { TenantParts } from "./tenant-parts.ts";
-import { migrate } from "./schema.ts";
+import { migrate, schemaExists } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
 import { SessionService, type SessionAnswer, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
@@ -64,11 +69,16 @@ export class TenantObject extends DurableObject<Env> {
   private restores!: TenantRestore;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
+  /** Whether the tenant was created (its schema exists); until then nothing is read or written. */
+  private exists = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.wire();
+    // An object whose tenant was never created holds nothing, not even a schema (a forged key's tenant id).
     void ctx.blockConcurrencyWhile(async () => {
+      this.exists = schemaExists(ctx.storage.sql);
+      if (!this.exists) return;
       migrate(ctx.storage.sql);
       // A tenant the registry has not heard from (made before the registry existed): it reports at its next alarm.
       if (this.parts.meta.tenantId() && this.parts.meta.get("reported_revision") === null) this.alarms.snapshotSoon();
@@ -121,10 +131,10 @@ export class TenantObject extends DurableObject<Env> {
   private async guarded<T>(
     caller: Caller,
     scope: Scope | null,
-    work: () => Result<T> | Promise<Result<T>>,
+    work: (grant: Grant) => Result<T> | Promise<Result<T>>,
   ): Promise<Result<T>> {
-    const denied = await this.auth.authorize(caller, scope);
-    return denied ? { ok: false, error: denied } : work();
+    const granted = await this.auth.authorize(caller, scope, this.exists);
+    return granted.ok ? work(granted.value) : granted;
   }
 
   /**
@@ -150,6 +160,15 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, scope, () => ok(null));
   }
 
+  /**
+   * The one small call the Worker makes before it reads a request's body: is this caller valid here
+   * (with `scope`, when the route is known), and what are its scopes. Reads one cached key record.
+   */
+  async authenticate(caller: Caller, scope: Scope | null): Promise<Result<{ scopes: Scope[] }>> {
+    const granted = await this.auth.authorize(caller, scope, this.exists);
+    return granted.ok ? ok({ scopes: [...granted.value.scopes] }) : granted;
+  }
+
   // ---- tenant, settings, synonyms, audit ----------------------------------------------------------
 
   /** Operator only (checked by the Worker). */
@@ -157,6 +176,8 @@ export class TenantObject extends DurableObject<Env> {
     id: string,
     settings: Partial<Settings> = {},
   ): Promise<Result<{ id: string; created_at: string; settings: Settings }>> {
+    migrate(this.ctx.storage.sql);
+    this.exists = true;
     return this.settings.createTenant(id, settings);
   }
 
@@ -218,8 +239,14 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => ok(this.auth.listKeys()));
   }
 
+  /** Revokes a key at once and ends the sessions it created. */
   async revokeKey(caller: Caller, keyId: string): Promise<Result<null>> {
     return this.guarded(caller, "admin", () => this.auth.revokeKey(caller, keyId));
+  }
+
+  /** Ends every session a key created (the key stays valid). */
+  async purgeKeySessions(caller: Caller, keyId: string): Promise<Result<{ key_id: string; ended: number }>> {
+    return this.guarded(caller, "admin", () => this.auth.purgeSessions(caller, keyId));
   }
 
   // ---- catalog writes -----------------------------------------------------------------------------
@@ -242,8 +269,11 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "write", () => this.writes.deleteServer(caller, server));
   }
 
+  /** A 404 names near misses only to a caller that may search the catalog anyway. */
   async deleteTool(caller: Caller, id: string): Promise<Result<ToolBatchResult>> {
-    return this.guarded(caller, "write", () => this.writes.deleteTool(caller, id));
+    return this.guarded(caller, "write", (grant) =>
+      this.writes.deleteTool(caller, id, grant.scopes.includes("search")),
+    );
   }
 
   /** Makes the catalog what it was at `revision`, as a new revision (410 when that revision is no longer kept). */
@@ -292,6 +322,8 @@ export class TenantObject extends DurableObject<Env> {
 
   /** What the registry lists about this tenant (called by the registry and the Worker's tenant routes). */
   async registryReport(): Promise<TenantReport> {
+    // An object whose tenant was never created (or was erased) has no schema to read.
+    if (!this.exists) return { exists: false, created_at: null, tools: 0, revision: 0, last_write_at: null };
     return this.alarms.registryReport();
   }
 
@@ -300,12 +332,12 @@ export class TenantObject extends DurableObject<Env> {
    * terms), its alarm, and what this instance holds in memory. Its keys stop working at once. Safe to repeat.
    */
   async eraseTenant(): Promise<{ existed: boolean; tools: number }> {
-    const existed = this.parts.meta.tenantId() !== null;
+    const existed = this.exists && this.parts.meta.tenantId() !== null;
     const tools = existed ? this.parts.repo.countTools() : 0;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.wire();
-    migrate(this.ctx.storage.sql);
+    this.exists = false;
     return { existed, tools };
   }
 
@@ -360,8 +392,10 @@ export class TenantObject extends DurableObject<Env> {
    */
   async restoreCommit(caller: Caller, restoreId: string, tenantId: string): Promise<Result<RestoreOutcome>> {
     if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    migrate(this.ctx.storage.sql);
     const committed = this.restores.commit(restoreId, tenantId, Date.now());
     if (!committed.ok) return committed;
+    this.exists = true;
     this.wire(); // settings, synonyms, keys and the index as restored, not as cached before
     this.alarms.snapshotSoon();
     return committed;
@@ -384,11 +418,12 @@ export class TenantObject extends DurableObject<Env> {
 
   /** An object whose tenant does not exist and that stages nothing holds nothing: its storage is emptied. */
   private async forgetIfNothing(): Promise<void> {
-    if (this.parts.meta.tenantId() === null && this.restores.staleAt() === null) {
+    const tenant = schemaExists(this.ctx.storage.sql) ? this.parts.meta.tenantId() : null;
+    if (tenant === null && this.restores.staleAt() === null) {
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.wire();
-      migrate(this.ctx.storage.sql);
+      this.exists = false;
     }
   }
 
@@ -404,9 +439,9 @@ export class TenantObject extends DurableObject<Env> {
 
   /** A tool's row read for a session's model (MCP `tool_describe`): like getTool, and use of the tool (learning). */
   async describeTool(caller: Caller, sessionId: string, id: string): Promise<Result<ToolRow>> {
-    return this.guarded(caller, "search", () => {
+    return this.guarded(caller, "search", (grant) => {
       const row = this.reads.getTool(id);
-      if (row.ok) this.sessions.used(sessionId, row.value.id);
+      if (row.ok) this.sessions.used(actor(grant), sessionId, row.value.id);
       return row;
     });
   }
@@ -439,7 +474,7 @@ export class TenantObject extends DurableObject<Env> {
   // ---- search -------------------------------------------------------------------------------------
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
-    return this.guarded(caller, "search", () => this.searches.search(input));
+    return this.guarded(caller, "search", (grant) => this.searches.search(input, actor(grant)));
   }
 
   // ---- sessions -----------------------------------------------------------------------------------
@@ -454,7 +489,7 @@ export class TenantObject extends DurableObject<Env> {
     tools: SessionTool[] | null,
     turn: TurnMessage = {},
   ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
-    return this.guarded(caller, "search", () => this.sessions.create(options, tools, turn));
+    return this.guarded(caller, "search", (grant) => this.sessions.create(actor(grant), options, tools, turn));
   }
 
   /**
@@ -462,21 +497,20 @@ export class TenantObject extends DurableObject<Env> {
    * (the tenant's `mcp_turn_idle_seconds`), since MCP clients never say when a user message arrives.
    */
   async openMcpSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
-    const idle = this.settings.current().mcp_turn_idle_seconds;
-    const created = await this.createSession(
-      caller,
-      { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) },
-      null,
-    );
-    return created.ok ? ok(created.value.session) : created;
+    return this.guarded(caller, "search", async (grant) => {
+      const idle = this.settings.current().mcp_turn_idle_seconds;
+      const options = { session_id: sessionId, ...(idle > 0 ? { turn_idle_seconds: idle } : {}) };
+      const created = await this.sessions.create(actor(grant), options, null);
+      return created.ok ? ok(created.value.session) : created;
+    });
   }
 
   async getSession(caller: Caller, sessionId: string): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.sessions.get(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.get(actor(grant), sessionId));
   }
 
   async deleteSession(caller: Caller, sessionId: string): Promise<Result<null>> {
-    return this.guarded(caller, "search", () => this.sessions.delete(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.delete(actor(grant), sessionId));
   }
 
   /** Starts the next turn: the search count starts again from 0; a message loads the tools it suggests. */
@@ -486,7 +520,7 @@ export class TenantObject extends DurableObject<Env> {
     requested?: number,
     turn: TurnMessage = {},
   ): Promise<Result<SessionAnswer>> {
-    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested, turn));
+    return this.guarded(caller, "search", (grant) => this.sessions.startTurn(actor(grant), sessionId, requested, turn));
   }
 
   /**
@@ -500,7 +534,7 @@ export class TenantObject extends DurableObject<Env> {
     tools: SessionTool[],
   ): Promise<Result<{ session_id: string; tools_version: number; tools: string[] }>> {
     const run = this.toolReplacements.then(() =>
-      this.guarded(caller, "search", () => this.sessions.replaceTools(sessionId, tools)),
+      this.guarded(caller, "search", (grant) => this.sessions.replaceTools(actor(grant), sessionId, tools)),
     );
     this.toolReplacements = run.catch(() => undefined);
     return run;
@@ -508,7 +542,7 @@ export class TenantObject extends DurableObject<Env> {
 
   /** The definitions to send with the session's next model request, in their stable order. */
   async sessionToolList(caller: Caller, sessionId: string): Promise<Result<SessionToolList>> {
-    return this.guarded(caller, "search", () => this.sessions.toolListOf(sessionId));
+    return this.guarded(caller, "search", (grant) => this.sessions.toolListOf(actor(grant), sessionId));
   }
 
   /**
@@ -516,7 +550,7 @@ export class TenantObject extends DurableObject<Env> {
    * list); otherwise 409 tool-not-active with the rescue message.
    */
   async resolve(caller: Caller, sessionId: string, name: string): Promise<Result<ListEntry>> {
-    return this.guarded(caller, "search", () => this.sessions.resolve(sessionId, name));
+    return this.guarded(caller, "search", (grant) => this.sessions.resolve(actor(grant), sessionId, name));
   }
 
   // ---- alarm --------------------------------------------------------------------------------------
@@ -525,10 +559,15 @@ export class TenantObject extends DurableObject<Env> {
     const now = Date.now();
     if (this.restores.dropStale(now)) await this.forgetIfNothing();
     else await this.planRestoreCleanup();
-    if (!this.parts.meta.tenantId()) return;
+    if (!this.exists || !this.parts.meta.tenantId()) return;
     this.parts.transaction(() => this.backups.dropExpired(now));
     await this.alarms.ring();
     const expiry = this.backups.nextExpiry();
     if (expiry !== null) await this.alarms.schedule(expiry + 1);
   }
+}
+
+/** The caller as the owner of sessions: the operator and admin keys may act on every session. */
+function actor(grant: Grant): SessionActor {
+  return { owner: grant.owner, anySession: grant.owner === "operator" || grant.scopes.includes("admin") };
 }

@@ -3,6 +3,9 @@
  * on every search, so they are parsed once and cached until an admin changes them.
  */
 import type { z } from "zod";
+import { issueReasons, listed } from "../catalog/batch.ts";
+import { canonicalJson } from "../catalog/json.ts";
+import type { Limits } from "../config/limits.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { limitNote } from "../config/limits.ts";
 import { dayOf } from "../search/learning.ts";
@@ -25,10 +28,16 @@ export type RankingOptions = Required<
   Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms" | "day" | "halfLifeDays">
 >;
 
-function invalid(what: string, error: z.ZodError) {
-  return fail("invalid-request", `${what} are not valid`, {
-    issues: error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
-  });
+function invalid(what: string, error: z.ZodError, limits: Limits) {
+  const { shown, not_listed } = listed(issueReasons(error.issues), limits.max_listed_errors);
+  return fail(
+    "invalid-request",
+    `${what} are not valid: ${shown.join("; ")}${not_listed ? ` (${not_listed} more)` : ""}`,
+    {
+      issues: shown,
+      not_listed,
+    },
+  );
 }
 
 type Parts = Pick<TenantParts, "meta" | "auditLog" | "history" | "config" | "transaction">;
@@ -49,7 +58,7 @@ export class TenantSettings {
   ): Result<{ id: string; created_at: string; settings: Settings }> {
     if (this.tenant.meta.tenantId()) return fail("conflict", `Tenant '${id}' already exists.`);
     const parsed = SettingsSchema.safeParse(settings);
-    if (!parsed.success) return invalid("settings", parsed.error);
+    if (!parsed.success) return invalid("settings", parsed.error, this.tenant.config().limits);
     const bounded = this.withinLimits(settings);
     if (bounded) return bounded;
     const created = Date.now();
@@ -79,6 +88,8 @@ export class TenantSettings {
     }
     const bounded = this.withinLimits(patch);
     if (bounded) return bounded;
+    // A patch that changes nothing (`{}`, or the values already set) writes nothing, not even an audit entry.
+    if (canonicalJson(next) === canonicalJson(this.current())) return ok(next);
     this.tenant.transaction(() => {
       this.tenant.meta.set("settings", JSON.stringify(next));
       // Settings are tuning numbers, not secrets: the entry keeps the patch as sent.
@@ -126,7 +137,8 @@ export class TenantSettings {
   /** Replaces the whole map (an empty map removes every synonym); applies from the next search. */
   replaceSynonyms(caller: Caller, synonyms: SynonymMap): Result<SynonymMap> {
     const parsed = synonymsSchema(this.tenant.config().limits).safeParse(synonyms);
-    if (!parsed.success) return invalid("synonyms", parsed.error);
+    if (!parsed.success) return invalid("synonyms", parsed.error, this.tenant.config().limits);
+    if (canonicalJson(parsed.data) === canonicalJson(this.synonyms().map)) return ok(parsed.data);
     this.tenant.transaction(() => {
       this.tenant.meta.set("synonyms", JSON.stringify(parsed.data));
       this.tenant.auditLog.record(caller, "synonyms.replace", { keys: Object.keys(parsed.data).length });

@@ -5,14 +5,14 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { z } from "zod";
-import { bodyLimit } from "hono/body-limit";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../tenancy/keys.ts";
 import type { Context } from "hono";
-import { limitNote } from "../config/limits.ts";
 import type { ApiError } from "../errors.ts";
-import { callerFor, isAuthenticated, requireOperator, type Authenticated } from "./auth.ts";
-import { bodyGuard, streamsItsBody } from "./body-guard.ts";
+import { callerFor, isAuthenticated, requireOperator, verifyKey, type Authenticated } from "./auth.ts";
+import { refuseAuthentication, refuseBlockedAddress } from "./auth-failures.ts";
+import { bodyGuard } from "./body-guard.ts";
+import { routeScopes } from "./route-scopes.ts";
 
 import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
@@ -67,8 +67,11 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     await next();
   });
   // Who is calling and whether they are within their rate limit come first: a request refused for
-  // either costs no body read and no tenant work.
+  // either costs no body read, and no tenant work beyond one small call that checks the key. An
+  // address with a burst of failed authentications is refused before its token is even read.
+  const scopes = routeScopes(() => app.openAPIRegistry.definitions);
   const operatorOnly = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    refuseBlockedAddress(c);
     await admit(c, await requireOperator(c, config));
     // No tenant, so no allowed_origins: only the service's own pages (and non-browser clients) get here.
     const origin = foreignOrigin(c.req.raw);
@@ -81,27 +84,24 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant))
       refuse("invalid-request", "Tenant ids are 1-63 characters of a-z 0-9 -, starting with a letter or digit.");
-    await admit(c, await callerFor(c, tenant, config));
+    refuseBlockedAddress(c);
+    // A tenant's operator routes (restore, deletion) take the operator token alone: any tenant key is refused (403)
+    // as on POST /v1/tenants, before its checksum or the tenant is looked at.
+    const who = scopes.operatorOnly(c.req.method, c.req.path)
+      ? await requireOperator(c, config)
+      : await callerFor(c, tenant, config);
+    await admit(c, who);
+    const stub = tenantStub(c.env, tenant);
+    const checked = await verifyKey(who as Authenticated, tenant, stub, scopes.of(c.req.method, c.req.path));
+    if (!checked.ok) refuseAuthentication(c, checked.error);
     c.set("tenantId", tenant);
-    c.set("tenant", tenantStub(c.env, tenant));
+    c.set("tenant", stub);
     const origin = foreignOrigin(c.req.raw);
-    if (origin !== null) expectOk(await c.get("tenant").admitOrigin(c.get("caller"), origin));
+    if (origin !== null) expectOk(await stub.admitOrigin(c.get("caller"), origin));
     await next();
   });
-  const limitBody = bodyLimit({
-    maxSize: config.limits.max_body_bytes,
-    onError: (c) =>
-      sendError(
-        c,
-        errorBody(
-          "payload-too-large",
-          `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
-            `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
-        ),
-      ),
-  });
-  // A restore's body is a stream bounded by max_restore_bytes, checked line by line as it is read (http/restore.ts).
-  app.use("*", (c, next) => (streamsItsBody(c.req.method, c.req.path) ? next() : limitBody(c, next)));
+  // Bodies are read only for an authenticated caller, bounded by max_body_bytes (body-guard.ts); a restore's body is a
+  // stream bounded by max_restore_bytes, checked line by line as it is read (http/restore.ts).
   app.use("*", bodyGuard(config.limits));
 
   app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
@@ -149,9 +149,9 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** Lets an authenticated caller within its rate limit through; refuses anyone else. */
+/** Lets an authenticated caller within its rate limit through; refuses anyone else (and counts its failure). */
 async function admit(c: Context<AppEnv>, who: Authenticated | ApiError): Promise<void> {
-  if (!isAuthenticated(who)) throw new ApiFailure(who);
+  if (!isAuthenticated(who)) refuseAuthentication(c, who);
   const limited = await checkRateLimit(c.env, who.subject);
   if (limited) throw new ApiFailure(limited.body, 429, { "retry-after": String(limited.retryAfterSeconds) });
   c.set("caller", who.caller);

@@ -1,14 +1,20 @@
 /**
- * Every request body is checked once, before any handler parses it: it must be valid UTF-8, nest
- * no deeper than `max_json_depth`, and hold no lone UTF-16 surrogate escapes (`"\ud800"`).
+ * Every request body is checked once, before any handler parses it: it must be at most
+ * `max_body_bytes` (a larger declared length is refused before reading, a longer stream as soon as
+ * it passes the limit), be valid UTF-8, nest no deeper than `max_json_depth`, and hold no lone
+ * UTF-16 surrogate escapes (`"\ud800"`).
  *
  * Why here and not in each schema: a body that breaks these rules does harm before validation
  * can say no. Recursive walks over a 100,000-deep value overflow the stack (a 500), and text that
  * is not valid Unicode is silently replaced on its way into SQLite (U+FFFD), so what a client
  * reads back would differ from what it sent and from the content hash taken before storage.
  * Refusing such bodies outright keeps every later step simple.
+ *
+ * Only an authenticated caller's body is read: public routes (`/healthz`, the documentation) and
+ * requests for routes that do not exist take no body, and a refused credential never gets this far.
  */
 import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context.ts";
 import { limitNote, type Limits } from "../config/limits.ts";
 import { refuse } from "./errors.ts";
 
@@ -62,19 +68,57 @@ export function jsonTextProblem(text: string, maxDepth: number): TextProblem | n
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+function tooLarge(limits: Limits): never {
+  refuse(
+    "payload-too-large",
+    `Request bodies are limited to ${limits.max_body_bytes} bytes; split the upload ` +
+      `into smaller batches ${limitNote("max_body_bytes", limits)}.`,
+  );
+}
+
+/** The body's bytes, read no further than `max_body_bytes` (a declared length over it is refused unread). */
+async function readBounded(request: Request, limits: Limits): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limits.max_body_bytes) tooLarge(limits);
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limits.max_body_bytes) {
+      await reader.cancel();
+      tooLarge(limits);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /**
  * Routes that read their body as a stream, with checks of their own on every line (POST .../restore: a backup may be
- * far larger than max_body_bytes, and is never held whole).
+ * far larger than max_body_bytes, and is never held whole; max_restore_bytes bounds it).
  */
-export function streamsItsBody(method: string, path: string): boolean {
+function streamsItsBody(method: string, path: string): boolean {
   return method === "POST" && /^\/v1\/tenants\/[^/]+\/restore\/?$/.test(path);
 }
 
-export function bodyGuard(limits: Limits): MiddlewareHandler {
+export function bodyGuard(limits: Limits): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.raw.body || streamsItsBody(c.req.method, c.req.path)) return next();
-    // Read once; Hono keeps the bytes, so handlers and validators parse from the same copy.
-    const bytes = await c.req.arrayBuffer();
+    if (!c.req.raw.body || !c.get("caller") || streamsItsBody(c.req.method, c.req.path)) return next();
+    // Read once, into Hono's body cache (which holds promises, whatever its type says), so handlers
+    // and validators parse from the same copy. A new Request would refuse a GET that carries a body.
+    const bytes = await readBounded(c.req.raw, limits);
+    (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(
+      bytes.buffer as ArrayBuffer,
+    );
     let text: string;
     try {
       text = utf8.decode(bytes);

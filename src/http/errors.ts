@@ -7,8 +7,10 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { issueReasons } from "../catalog/batch.ts";
+import { issueReasons, listed, type ItemError } from "../catalog/batch.ts";
+import type { Limits } from "../config/limits.ts";
 import { ERROR_STATUS, errorBody, type ApiError, type ErrorCode, type Result } from "../errors.ts";
+import type { AppEnv } from "./context.ts";
 
 export { errorBody };
 
@@ -49,9 +51,31 @@ export function refuse(code: ErrorCode, message: string, details: Record<string,
   throw new ApiFailure(errorBody(code, message, details));
 }
 
+/** A refusal for invalid input: the first `max_listed_errors` issues, and how many more there were. */
 export function validationError(c: Context, where: string, issues: readonly z.core.$ZodIssue[]): Response {
-  const reasons = issueReasons(issues);
-  return sendError(c, errorBody("invalid-request", `Invalid ${where}: ${reasons.join("; ")}`, { issues: reasons }));
+  const max = (c as Context<AppEnv>).get("config").limits.max_listed_errors;
+  const { shown, not_listed } = listed(issueReasons(issues), max);
+  const more = not_listed > 0 ? `; and ${not_listed} more` : "";
+  return sendError(
+    c,
+    errorBody("invalid-request", `Invalid ${where}: ${shown.join("; ")}${more}`, { issues: shown, not_listed }),
+  );
+}
+
+/** The refusal of a batch with bad tools: all counted, the first `max_listed_errors` listed with their reasons. */
+export function rejectBatch(errors: ItemError[], total: number, limits: Limits, written = "written"): never {
+  const first = errors[0]!;
+  const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
+  const { shown, not_listed } = listed(errors, limits.max_listed_errors);
+  refuse(
+    "invalid-request",
+    `${errors.length} of ${total} tools are invalid; nothing was ${written}. First: ${label}: ` +
+      `${first.reasons.slice(0, limits.max_listed_errors).join("; ")}`,
+    {
+      items: shown.map((e) => ({ ...e, reasons: e.reasons.slice(0, limits.max_listed_errors) })),
+      not_listed,
+    },
+  );
 }
 
 /** Hono's error hook: known HTTP exceptions keep their meaning, anything else is an opaque 500. */

@@ -44,7 +44,13 @@ const REQUEST_WORDS = new Set(
 
 const ACRONYM_PLURAL = /(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu; // PRs -> PR, URLs -> URL (not P Rs); one look per `s`
 const CAMEL_LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu; // getWeather -> get Weather
-const ACRONYM_WORD = /(\p{Lu}+)(\p{Lu}\p{Ll})/gu; // HTTPRequest -> HTTP Request
+/**
+ * HTTPRequest -> HTTP Request: a break after a capital that starts a capitalised word. Each match is
+ * one character and a two-character lookahead, so the scan is linear in the text. (The obvious
+ * `(\p{Lu}+)(\p{Lu}\p{Ll})` backtracks over every run of capitals from each of its positions:
+ * quadratic, seconds for a 64 KB description in capitals.)
+ */
+const ACRONYM_WORD = /(\p{Lu})(?=\p{Lu}\p{Ll})/gu;
 const LETTER_DIGIT = /(\p{L})(\p{N})/gu; // sha256 -> sha 256
 const DIGIT_LETTER = /(\p{N})(\p{L})/gu; // 2fa -> 2 fa
 const NON_WORD = /[^\p{L}\p{N}]+/u;
@@ -60,7 +66,7 @@ const UNSPACED_CHARS =
 export function splitWords(text: string): string[] {
   const spaced = text
     .replace(ACRONYM_PLURAL, "")
-    .replace(ACRONYM_WORD, "$1 $2")
+    .replace(ACRONYM_WORD, "$1 ")
     .replace(CAMEL_LOWER_UPPER, "$1 $2")
     .replace(LETTER_DIGIT, "$1 $2")
     .replace(DIGIT_LETTER, "$1 $2")
@@ -78,24 +84,48 @@ export function splitWords(text: string): string[] {
  * Plurals folded first (Harman's S-stemmer with `-ches`/`-xes`/`-uses`, which Porter misses for
  * `statuses`), then Porter's stemmer: `calculates`, `calculated` and `calculation` meet `calculate`,
  * `forecasts` meets `forecast`. Stronger than plural folding alone, which matters when queries
- * paraphrase descriptions instead of quoting them. Numbers are left as they are.
+ * paraphrase descriptions instead of quoting them. Numbers are left as they are, and so are words
+ * longer than MAX_STEMMED_CHARS (no English word is; a run of junk is not worth the stemmer's time).
  */
 export function stem(word: string): string {
+  if (word.length > MAX_STEMMED_CHARS) return word;
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     stemmed = /\d/.test(word) ? word : porter(foldPlural(word));
-    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
-    stems.set(word, stemmed);
+    remember(word, stemmed);
   }
   return stemmed;
 }
 
+/** Words longer than this are neither stemmed nor cached. */
+export const MAX_STEMMED_CHARS = 64;
 /**
- * Porter's rules are a chain of regular expressions; a catalog repeats few thousand words, so results are kept
- * (bounded).
+ * The stem cache's size in bytes, as counted: 2 per UTF-16 code unit of each word and its stem, plus
+ * STEM_ENTRY_BYTES for the map entry and the two string headers. When full it starts again empty.
+ * It is shared by every tenant in the isolate, so it is bounded by what it holds, not by how many
+ * words (about 40,000 ordinary words fit).
  */
-const STEM_CACHE_SIZE = 50_000;
+export const STEM_CACHE_BYTES = 4 * 1024 * 1024;
+const STEM_ENTRY_BYTES = 64;
+
+/** Porter's rules are a chain of regular expressions; a catalog repeats few thousand words, so results are kept. */
 const stems = new Map<string, string>();
+let stemCacheBytes = 0;
+
+function remember(word: string, stemmed: string): void {
+  const size = 2 * (word.length + stemmed.length) + STEM_ENTRY_BYTES;
+  if (stemCacheBytes + size > STEM_CACHE_BYTES) {
+    stems.clear();
+    stemCacheBytes = 0;
+  }
+  stems.set(word, stemmed);
+  stemCacheBytes += size;
+}
+
+/** What the stem cache holds, in entries and counted bytes (for the tests of its bound). */
+export function stemCacheSize(): { entries: number; bytes: number } {
+  return { entries: stems.size, bytes: stemCacheBytes };
+}
 
 function foldPlural(word: string): string {
   if (word.length <= 3) return word;

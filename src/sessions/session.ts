@@ -96,6 +96,22 @@ export interface SessionRecord {
   lastSearchAt: number | null;
   /** The last turn whose user message was ranked for suggestions; null before the first message. */
   messageTurn: number | null;
+  /** Who created it (`key:<key id>` or `operator`); null for sessions made before sessions had owners. */
+  owner: string | null;
+}
+
+/**
+ * Who acts on a session: the owner its new sessions record (`key:<key id>` or `operator`), and whether it may act on
+ * every session of the tenant (the operator, and keys with the admin scope). A session belongs to the key that made it:
+ * any other key is told it does not exist, exactly as for an id that was never created.
+ */
+export interface SessionActor {
+  owner: string;
+  anySession: boolean;
+}
+
+export function mayActOn(actor: SessionActor, owner: string | null): boolean {
+  return actor.anySession || owner === null || owner === actor.owner;
 }
 
 export function isExpired(session: Pick<SessionRecord, "expiresAt">, now: number): boolean {
@@ -117,6 +133,7 @@ export interface SessionView {
   inline_unresolved: string[];
   deferred_tool_loading: boolean;
   turn_idle_seconds: number | null;
+  owner: string | null;
 }
 
 export function sessionView(
@@ -139,6 +156,7 @@ export function sessionView(
     inline_unresolved: parts.inlineUnresolved,
     deferred_tool_loading: s.deferredToolLoading,
     turn_idle_seconds: s.turnIdleSeconds,
+    owner: s.owner,
   };
 }
 

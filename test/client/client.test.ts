@@ -47,6 +47,8 @@ describe("ToolSearchClient", () => {
 
     const second = await api.keys.create({ scopes: ["search"] });
     expect((await api.keys.list()).map((k) => k.id)).toEqual([created.id, second.id]);
+    await client(second.key).tenant(id).sessions.create({});
+    expect(await api.keys.purgeSessions(second.id)).toEqual({ key_id: second.id, ended: 1 });
     await api.keys.revoke(second.id);
     expect((await api.keys.list()).find((k) => k.id === second.id)?.revoked_at).not.toBeNull();
     const revoked = await client(second.key)

@@ -4,6 +4,7 @@
  * does not exist and its object holds nothing at all (no staged rows, no alarm); the registry does not list it; and
  * the restore, sent again, succeeds.
  */
+import { rekey } from "../../src/tenancy/keys.ts";
 import { env, exports } from "cloudflare:workers";
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -95,7 +96,7 @@ describe("a restore of a 3,000-tool backup and faults", () => {
   it("an object reset while the backup streams in leaves all of it or nothing; sent again, it succeeds", async () => {
     const source = await backedUp();
     const copy = uniqueTenant("reset");
-    const key = source.key.replace(`tsk_${source.tenant}_`, `tsk_${copy}_`);
+    const key = rekey(source.key, copy)!;
     const bytes = new TextEncoder().encode(source.text);
     const half = Math.floor(bytes.length / 2);
     let release!: () => void;
@@ -137,7 +138,7 @@ describe("a restore of a 3,000-tool backup and faults", () => {
   it("a failure inside the transaction that moves it into place leaves nothing; sent again, it succeeds", async () => {
     const source = await backedUp();
     const copy = uniqueTenant("crash");
-    const key = source.key.replace(`tsk_${source.tenant}_`, `tsk_${copy}_`);
+    const key = rekey(source.key, copy)!;
     await runInDurableObject(stubOf(copy), (instance: TenantObject) => {
       const restores = (instance as unknown as { restores: { tenant: { auditLog: { record: () => void } } } }).restores;
       // The audit entry is the commit's last write: every row is in place when the "process dies".

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.ts";
 import { ROOT, type Run } from "./cli.ts";
+import { rekey } from "../../src/tenancy/keys.ts";
 
 let worker: LocalWorker;
 beforeAll(async () => {
@@ -84,7 +85,7 @@ describe("npm run backup / npm run restore", () => {
     const moved = await run("restore", ["--rekey", key, "--tenant", copy]);
     expect(moved.code).toBe(0);
     const copyKey = moved.stdout.trim();
-    expect(copyKey).toBe(key.replace(`tsk_${tenant}_`, `tsk_${copy}_`));
+    expect(copyKey).toBe(rekey(key, copy));
     for (const query of ["operation on files", "op_123", "mail"]) {
       const a = await api("POST", `/v1/tenants/${tenant}/search`, key, { query, max_results: 10 });
       const b = await api("POST", `/v1/tenants/${copy}/search`, copyKey, { query, max_results: 10 });

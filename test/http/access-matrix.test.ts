@@ -51,7 +51,7 @@ async function tokensFor(f: Fixture): Promise<Tokens> {
     garbage: "nonsense-token",
     tampered: f.key.slice(0, -1) + (f.key.endsWith("A") ? "B" : "A"),
     revoked,
-    search: await createKey(f.tenant, ["search"]),
+    search: f.searchKey, // the owner of the fixture's sessions: another search key is told they do not exist
     write: await createKey(f.tenant, ["write"]),
     admin: await createKey(f.tenant, ["admin"]),
     "other-tenant": other.key,

@@ -75,7 +75,7 @@ describe("audit trail", () => {
 
       const entries = await trail(tenant, key);
       expect(entries.map((e) => [e.actor, e.action, e.revision, e.details])).toEqual([
-        ["operator", "key.revoke", 5, { key_id: other.body.id }],
+        ["operator", "key.revoke", 5, { key_id: other.body.id, sessions_ended: 0 }],
         [actor, "key.create", 5, { key_id: other.body.id, scopes: ["search"] }],
         [actor, "settings.update", 5, { patch: { search_budget: 5 } }],
         [actor, "server.delete", 5, { server: "gone", removed: 1 }],
@@ -102,6 +102,27 @@ describe("audit trail", () => {
       expect(text).not.toContain("SECRET-TOOL-BODY");
     },
   );
+
+  it("no audit entry for writes that change nothing: empty or same settings, same synonyms, no learning", async () => {
+    const tenant = await createTenant();
+    const count = async () => (await trail(tenant, OPERATOR)).length;
+    const patch = (body: unknown) => call("PATCH", `/v1/tenants/${tenant}/settings`, { token: OPERATOR, body });
+    const synonyms = (map: unknown) =>
+      call("PUT", `/v1/tenants/${tenant}/synonyms`, { token: OPERATOR, body: { synonyms: map } });
+    expect((await patch({ search_budget: 4 })).status).toBe(200);
+    expect((await synonyms({ repo: ["repository"] })).status).toBe(200);
+    const before = await count();
+    for (let i = 0; i < 5; i++) {
+      expect((await patch({})).status).toBe(200);
+      expect((await patch({ search_budget: 4 })).status).toBe(200);
+      expect((await synonyms({ repo: ["repository"] })).status).toBe(200);
+      const forget = await call("DELETE", `/v1/tenants/${tenant}/learned`, { token: OPERATOR });
+      expect(forget.body).toEqual({ tools: 0, terms: 0 });
+    }
+    expect(await count()).toBe(before);
+    expect((await patch({ search_budget: 5 })).status).toBe(200);
+    expect(await count()).toBe(before + 1);
+  });
 
   it("refuses a cursor it did not make", async () => {
     const tenant = await createTenant();

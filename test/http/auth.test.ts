@@ -56,7 +56,8 @@ describe("keys", () => {
     });
     expect(created.status).toBe(201);
     const { key, id } = created.body as { key: string; id: string };
-    expect(key).toMatch(new RegExp(`^tsk_${tenant}_${id}_[A-Za-z0-9]{40}$`));
+    // 40 characters of secret, then a 9-character tag (the checksum, as no signing secret is set here).
+    expect(key).toMatch(new RegExp(`^tsk_${tenant}_${id}_[A-Za-z0-9]{49}$`));
 
     const stub = env.TENANTS.get(env.TENANTS.idFromName(tenant));
     const stored = await runInDurableObject(stub, (_o, state) =>

@@ -1,6 +1,6 @@
 /** Catalog ingest over HTTP: every input format, all-or-nothing batches, replace, delete, revisions. */
 import { describe, expect, it } from "vitest";
-import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
+import { call, createKey, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
 const schema = {
   type: "object",
@@ -305,6 +305,14 @@ describe("delete", () => {
     expect(again.status).toBe(404);
     const typo = await call("DELETE", `/v1/tenants/${tenant}/tools/gh::list_issue`, { token: key });
     expect(typo.body.suggestions).toContain("gh::list_issues");
+    // A key that may write but not search learns no tool ids from a 404: no suggestions, no names.
+    const writeOnly = await createKey(tenant, ["write"]);
+    for (const id of ["gh::list_issue", "fs::read_fil", "nowhere::read_file"]) {
+      const blind = await call("DELETE", `/v1/tenants/${tenant}/tools/${id}`, { token: writeOnly });
+      expect(blind.status).toBe(404);
+      expect(blind.body.suggestions).toBeUndefined();
+      for (const real of ["gh::list_issues", "fs::read_file"]) expect(blind.text).not.toContain(real);
+    }
 
     const server = await call("DELETE", `/v1/tenants/${tenant}/servers/gh`, { token: key });
     expect(server.body).toMatchObject({ removed: 1, revision: 3 });

@@ -253,6 +253,27 @@ describe("MCP endpoint", () => {
     expect(notJson.body.error.code).toBe(-32700);
   });
 
+  it("refuses JSON-RPC batches, so that every call counts against the key's rate limit", async () => {
+    const { tenant, key } = await tenantWithCatalog();
+    const { client, sessionId } = await connect(tenant, key);
+    const search = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "tool_search", arguments: { query: "issues" } },
+    });
+    const batch = await rawPost(tenant, key, [search(1), search(2), search(3)], { "mcp-session-id": sessionId });
+    expect(batch.status).toBe(400);
+    expect(batch.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+    expect(batch.body.error.message).toMatch(/batch/);
+    const initBatch = await rawPost(tenant, key, [INITIALIZE]);
+    expect(initBatch.status).toBe(400);
+    // Nothing ran: the session's budget is untouched.
+    const state = await call("GET", sessionPath(tenant, sessionId), { token: key });
+    expect(state.body.budget.used).toBe(0);
+    await client.close();
+  });
+
   it("needs a tenant key with the search scope, of this tenant", async () => {
     const { tenant, key } = await tenantWithCatalog();
     expect((await rawPost(tenant, null, INITIALIZE)).status).toBe(401);

@@ -24,8 +24,7 @@ interface Tenant {
 type Case =
   /** `setup` brings the tenant to the edge of the limit; `request` then goes over it. */
   | { kind: "refusal"; setup?: (t: Tenant) => Promise<void>; request: (t: Tenant) => Promise<Reply> }
-  | { kind: "retention"; run: (t: Tenant) => Promise<void> }
-  /** A bound on work: nothing is refused, `run` shows where the work stops. */
+  /** A limit that refuses nothing (retention, oldest dropped, rest counted): `run` checks what is kept. */
   | { kind: "bound"; run: (t: Tenant) => Promise<void> };
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -55,8 +54,18 @@ async function auditEntries(t: Tenant): Promise<{ seq: number; action: string }[
 const CASES: Record<LimitName, Case> = {
   max_body_bytes: {
     kind: "refusal",
-    request: (t) =>
-      upsert(t.tenant, t.key, [tool("big", { keywords: ["x"], _meta: { pad: "x".repeat(limits.max_body_bytes) } })]),
+    request: async (t) => {
+      // Without a declared length (a stream), reading stops as soon as the body passes the limit.
+      const stream = await call("POST", path(t, "/tools"), {
+        token: t.key,
+        raw: "x".repeat(limits.max_body_bytes + 1),
+        headers: { "content-type": "application/x-ndjson", "transfer-encoding": "chunked" },
+      });
+      expect(stream.status).toBe(413);
+      return upsert(t.tenant, t.key, [
+        tool("big", { keywords: ["x"], _meta: { pad: "x".repeat(limits.max_body_bytes) } }),
+      ]);
+    },
   },
   max_json_depth: {
     kind: "refusal",
@@ -69,7 +78,50 @@ const CASES: Record<LimitName, Case> = {
   },
   max_tools_per_batch: {
     kind: "refusal",
-    request: (t) => upsert(t.tenant, t.key, tools(limits.max_tools_per_batch + 1)),
+    request: async (t) => {
+      // NDJSON is read no further than the limit plus one line: what follows (here junk) is never looked at.
+      const lines = tools(limits.max_tools_per_batch + 1).map((x) => JSON.stringify(x));
+      const ndjson = await call("POST", path(t, "/tools"), {
+        token: t.key,
+        raw: `${lines.join("\n")}\n${"not json\n".repeat(1_000)}`,
+        headers: { "content-type": "application/x-ndjson" },
+      });
+      expect(ndjson.status, ndjson.text).toBe(413);
+      expect(ndjson.body).toMatchObject({ limit: "max_tools_per_batch" });
+      return upsert(t.tenant, t.key, tools(limits.max_tools_per_batch + 1));
+    },
+  },
+  max_listed_errors: {
+    kind: "bound",
+    run: async (t) => {
+      const before = await stateFingerprint(t.tenant);
+      const over = limits.max_listed_errors + 3;
+      const bad = Array.from({ length: over }, (_, i) => ({ server: "s", name: `bad${i}`, inputSchema: "nope" }));
+      const batch = await upsert(t.tenant, t.key, bad);
+      expect(batch.status).toBe(400);
+      expect(batch.body.items).toHaveLength(limits.max_listed_errors);
+      expect(batch.body.not_listed).toBe(3);
+      expect(batch.body.message).toContain(`${over} of ${over} tools are invalid`);
+      const ndjson = await call("POST", path(t, "/tools"), {
+        token: t.key,
+        raw: "junk\n".repeat(over),
+        headers: { "content-type": "application/x-ndjson" },
+      });
+      expect(ndjson.status).toBe(400);
+      expect(ndjson.body.lines).toHaveLength(limits.max_listed_errors);
+      expect(ndjson.body.not_listed).toBe(3);
+      const validation = await post(t, "/sessions", {
+        budget_cap: "x",
+        ttl_seconds: "y",
+        turn_idle_seconds: "z",
+        deferred_tool_loading: 1,
+        inline: ["!", "?"],
+      });
+      expect(validation.status).toBe(400);
+      expect(validation.body.issues).toHaveLength(limits.max_listed_errors);
+      expect(validation.body.not_listed).toBeGreaterThan(0);
+      expect(await stateFingerprint(t.tenant), "a refusal wrote").toBe(before);
+    },
   },
   // Counted in bytes of UTF-8: "é" is two of them.
   max_description_bytes: {
@@ -185,8 +237,21 @@ const CASES: Record<LimitName, Case> = {
   max_sessions_per_tenant: {
     kind: "refusal",
     setup: async (t) => {
+      // The operator's sessions count toward the tenant's quota only, not toward any key's.
       for (let i = 0; i < limits.max_sessions_per_tenant; i++)
-        expect((await post(t, "/sessions", {})).status).toBe(201);
+        expect((await call("POST", path(t, "/sessions"), { token: OPERATOR, body: {} })).status).toBe(201);
+    },
+    request: (t) => post(t, "/sessions", {}),
+  },
+  max_sessions_per_key: {
+    kind: "refusal",
+    setup: async (t) => {
+      for (let i = 0; i < limits.max_sessions_per_key; i++) expect((await post(t, "/sessions", {})).status).toBe(201);
+      // Another key of the tenant is not held back by this one's sessions.
+      const other = await createKey(t.tenant, ["search"]);
+      const theirs = await call("POST", path(t, "/sessions"), { token: other, body: {} });
+      expect(theirs.status).toBe(201);
+      expect((await call("DELETE", path(t, `/sessions/${theirs.body.session_id}`), { token: other })).status).toBe(204);
     },
     request: (t) => post(t, "/sessions", {}),
   },
@@ -222,6 +287,43 @@ const CASES: Record<LimitName, Case> = {
     request: (t) =>
       post(t, "/sessions", { inline: Array.from({ length: limits.max_inline_tools + 1 }, (_, i) => `s::t${i}`) }),
   },
+  max_activated_tools: {
+    kind: "bound",
+    run: async (t) => {
+      const topics = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
+      const catalog = topics.map((w) => ({ server: "s", ...mcpTool(`${w}_tool`, `Handles ${w} things`) }));
+      expect((await upsert(t.tenant, t.key, catalog.slice(0, 5))).status).toBe(200);
+      expect((await upsert(t.tenant, t.key, catalog.slice(5))).status).toBe(200);
+      const session = (await post(t, "/sessions", { budget_cap: 20 })).body.session_id as string;
+      const order: string[] = [];
+      for (const w of [...topics, "alpha", "charlie"]) {
+        const found = await post(t, "/search", { query: w, session_id: session, max_results: 1 });
+        expect(found.status, found.text).toBe(200);
+        const id = found.body.results[0].tool_id as string;
+        if (!order.includes(id)) order.push(id);
+        const state = (await get(t, `/sessions/${session}`)).body;
+        expect(state.activated.length).toBeLessThanOrEqual(limits.max_activated_tools);
+        // What the search found is active, whatever was dropped for it.
+        expect(state.activated).toContain(id);
+      }
+      const state = (await get(t, `/sessions/${session}`)).body;
+      expect(state.activated).toHaveLength(limits.max_activated_tools);
+      // The oldest activations went first: of the eight found in turn, the last five stayed; alpha and charlie,
+      // found again after being dropped, came back as the newest.
+      expect(state.activated).toEqual([
+        "s::foxtrot_tool",
+        "s::golf_tool",
+        "s::hotel_tool",
+        "s::alpha_tool",
+        "s::charlie_tool",
+      ]);
+      const found = await post(t, "/search", { query: "delta", session_id: session, max_results: 1 });
+      expect(found.body.deactivated).toEqual(["s::foxtrot_tool"]);
+      expect(() => loadConfig({ LIMITS: JSON.stringify({ max_results: 10, max_activated_tools: 5 }) })).toThrow(
+        ConfigError,
+      );
+    },
+  },
   // The setting; a turn's suggest.max and the setting at the bound: test/limits/suggest-limit.test.ts.
   max_suggestions: {
     kind: "refusal",
@@ -229,7 +331,7 @@ const CASES: Record<LimitName, Case> = {
       call("PATCH", path(t, "/settings"), { token: t.key, body: { suggest_max: limits.max_suggestions + 1 } }),
   },
   audit_max_entries: {
-    kind: "retention",
+    kind: "bound",
     run: async (t) => {
       const writes = limits.audit_max_entries + 5;
       for (let i = 0; i < writes; i++) {
@@ -239,14 +341,17 @@ const CASES: Record<LimitName, Case> = {
         ).toBe(200);
       }
       const entries = await auditEntries(t);
-      expect(entries).toHaveLength(limits.audit_max_entries);
-      // The newest are the ones kept: the last write's entry is there, the tenant's creation is gone.
+      const others = entries.filter((e) => !e.action.startsWith("key."));
+      expect(others).toHaveLength(limits.audit_max_entries);
+      // The newest are the ones kept: the last write's entry is there, the tenant's creation is gone...
       expect(entries.at(-1)!.action).toBe("settings.update");
       expect(entries.some((e) => e.action === "tenant.create")).toBe(false);
+      // ...but however many other changes a key makes, its creation stays.
+      expect(entries.filter((e) => e.action === "key.create")).toHaveLength(1);
     },
   },
   audit_max_age_days: {
-    kind: "retention",
+    kind: "bound",
     run: async (t) => {
       const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
       const old = Date.now() - (limits.audit_max_age_days * 24 + 1) * 3600 * 1000;
@@ -258,11 +363,40 @@ const CASES: Record<LimitName, Case> = {
       expect((await call("PATCH", path(t, "/settings"), { token: t.key, body: { search_budget: 4 } })).status).toBe(
         200,
       );
-      expect((await auditEntries(t)).map((e) => e.action)).toEqual(["settings.update"]);
+      // Key events have an age limit of their own (audit_key_max_age_days), which this one is within.
+      expect((await auditEntries(t)).map((e) => e.action)).toEqual(["key.create", "settings.update"]);
+    },
+  },
+  audit_max_key_entries: {
+    kind: "bound",
+    run: async (t) => {
+      const cycles = limits.audit_max_key_entries; // each cycle writes two key events
+      for (let i = 0; i < cycles; i++) {
+        const key = await createKey(t.tenant, ["search"]);
+        expect((await call("DELETE", path(t, `/keys/${key.split("_")[2]}`), { token: OPERATOR })).status).toBe(204);
+      }
+      const entries = await auditEntries(t);
+      const keyEvents = entries.filter((e) => e.action.startsWith("key."));
+      expect(keyEvents).toHaveLength(limits.audit_max_key_entries);
+      expect(keyEvents.at(-1)!.action).toBe("key.revoke");
+      // Other entries are not pushed out by key events.
+      expect(entries.some((e) => e.action === "tenant.create")).toBe(true);
+    },
+  },
+  audit_key_max_age_days: {
+    kind: "bound",
+    run: async (t) => {
+      const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+      const ageOf = (days: number) => Date.now() - (days * 24 + 1) * 3600 * 1000;
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE audit_log SET at = ?`, ageOf(limits.audit_key_max_age_days));
+      });
+      expect((await createKey(t.tenant, ["search"])).startsWith("tsk_")).toBe(true);
+      expect((await auditEntries(t)).map((e) => e.action)).toEqual(["key.create"]);
     },
   },
   history_max_revisions: {
-    kind: "retention",
+    kind: "bound",
     run: async (t) => {
       const writes = limits.history_max_revisions + 2;
       for (let i = 0; i < writes; i++) expect((await upsert(t.tenant, t.key, [tool(`h${i}`)])).status).toBe(200);
@@ -286,7 +420,7 @@ const CASES: Record<LimitName, Case> = {
     request: async (t) => restoreBody(t.tenant, await backupOfSize(limits.max_restore_bytes + 1)),
   },
   history_max_age_days: {
-    kind: "retention",
+    kind: "bound",
     run: async (t) => {
       for (let i = 0; i < 3; i++) expect((await upsert(t.tenant, t.key, [tool(`a${i}`)])).status).toBe(200);
       // Revisions 0-2 were made two windows ago, revision 3 now: revision 2 was the live catalog until just now, so
@@ -361,9 +495,9 @@ describe("limits", () => {
       const t = await tenantWithKey();
       const { refusal } = limitInfo(name);
       expect(test.kind, "the case is of the kind the limits table declares").toBe(
-        refusal === "retention" || refusal === "bound" ? refusal : "refusal",
+        /^\d/.test(refusal) ? "refusal" : "bound",
       );
-      if (test.kind !== "refusal") return test.run(t);
+      if (test.kind === "bound") return test.run(t);
       await test.setup?.(t);
       const before = await stateFingerprint(t.tenant);
       const r = await test.request(t);

@@ -8,12 +8,18 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import wranglerToml from "../../wrangler.toml?raw";
+import { AUTH_FAILURE_PERIOD_SECONDS } from "../../src/http/auth-failures.ts";
 import { RATE_LIMIT_PERIOD_SECONDS } from "../../src/http/rate-limit.ts";
 import { call, createKey, mcpTool, OPERATOR, tenantWithKey, upsert, type Reply } from "../helpers.ts";
 import { stateFingerprint } from "../routes.ts";
 
 const KEY_LIMIT = 20;
 const OPERATOR_LIMIT = 10;
+const AUTH_FAILURE_LIMIT = 10;
+
+let addresses = 0;
+/** A client address of its own (CF-Connecting-IP), so that one test's failed authentications do not block another's. */
+const freshAddress = () => `192.0.2.${++addresses}`;
 
 const windowOf = (ms: number) => Math.floor(ms / (RATE_LIMIT_PERIOD_SECONDS * 1000));
 
@@ -59,11 +65,12 @@ describe("rate limits", () => {
     ({ tenant, key: admin } = await tenantWithKey());
   });
 
-  it("wrangler.toml declares both bindings with the period Retry-After announces", () => {
+  it("wrangler.toml declares the three bindings with the periods Retry-After announces", () => {
     const periods = [...wranglerToml.matchAll(/period\s*=\s*(\d+)/g)].map((m) => Number(m[1]));
-    expect(periods).toEqual([RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS]);
+    expect(periods).toEqual([RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS, AUTH_FAILURE_PERIOD_SECONDS]);
     expect(wranglerToml).toMatch(/name = "KEY_RATE_LIMITER"/);
     expect(wranglerToml).toMatch(/name = "OPERATOR_RATE_LIMITER"/);
+    expect(wranglerToml).toMatch(/name = "AUTH_FAILURE_LIMITER"/);
   });
 
   it(
@@ -93,7 +100,9 @@ describe("rate limits", () => {
         const forged = `tsk_${tenant}_${quiet.split("_")[2]}_${"A".repeat(40)}`;
         const forgedStatuses = new Set<number>();
         const busyBurst = await burst(async () => {
-          forgedStatuses.add((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged })).status);
+          // Each forged request from an address of its own: the failed-authentication guard is tested below.
+          const headers = { "cf-connecting-ip": freshAddress() };
+          forgedStatuses.add((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: forged, headers })).status);
           return call("GET", `/v1/tenants/${tenant}/catalog`, { token: busy });
         }, KEY_LIMIT + 2);
         const quietBurst = await burst(
@@ -110,14 +119,72 @@ describe("rate limits", () => {
   );
 
   it(
-    "requests without a valid credential are not counted: they are refused with 401 before " + "any tenant work",
+    "requests without a valid credential count against no credential: they are refused with 401 before " +
+      "any tenant work",
     async () => {
       for (let i = 0; i < OPERATOR_LIMIT * 2; i++) {
-        expect((await call("GET", "/v1/tenants/anyone/catalog")).status).toBe(401);
-        expect((await call("GET", "/v1/tenants/anyone/catalog", { token: "not-a-token" })).status).toBe(401);
+        const headers = { "cf-connecting-ip": freshAddress() };
+        expect((await call("GET", "/v1/tenants/anyone/catalog", { headers })).status).toBe(401);
+        expect((await call("GET", "/v1/tenants/anyone/catalog", { token: "not-a-token", headers })).status).toBe(401);
       }
     },
   );
+
+  it(
+    "failed authentications are limited per address: after a burst, 429 on every authenticated route for that " +
+      "address, before any key lookup; a valid key from another address is unaffected",
+    async () => {
+      const attacker = { "cf-connecting-ip": freshAddress() };
+      const honest = { "cf-connecting-ip": freshAddress() };
+      const key = await newKey(["search", "write"]);
+      const bad = [
+        `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`, // fails its checksum in the Worker
+        `tsk_${tenant}_${key.split("_")[2]}_${"A".repeat(40)}`, // only the object can refuse it
+        "not-a-token",
+      ];
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const r = await call("GET", `/v1/tenants/${tenant}/catalog`, { token: bad[i % bad.length], headers: attacker });
+        statuses.push(r.status);
+      }
+      // The burst: 401 while under the limit, then 429 (the limiter's fixed windows may have split
+      // the burst in two; 30 failures still put one window over 10).
+      expect(statuses.slice(0, AUTH_FAILURE_LIMIT / 2).every((s) => s === 401)).toBe(true);
+      expect(statuses.at(-1)).toBe(429);
+      const firstRefusal = statuses.indexOf(429);
+      expect(statuses.slice(firstRefusal).every((s) => s === 429)).toBe(true);
+
+      // From that address now: 429 on every authenticated route, a valid key and the operator included.
+      for (const [method, p, token] of [
+        ["GET", `/v1/tenants/${tenant}/catalog`, key],
+        ["POST", `/v1/tenants/${tenant}/search`, key],
+        ["POST", "/v1/tenants", OPERATOR],
+        ["GET", `/v1/tenants/${tenant}/keys`, OPERATOR],
+      ] as const) {
+        const r = await call(method, p, { token, headers: attacker, body: method === "POST" ? {} : undefined });
+        expect(r.status, `${method} ${p}`).toBe(429);
+        expect(r.body.error).toBe("rate-limited");
+        const retry = Number(r.headers.get("retry-after"));
+        expect(retry).toBeGreaterThan(0);
+        expect(retry).toBeLessThanOrEqual(AUTH_FAILURE_PERIOD_SECONDS);
+        expect(r.body.retry_after_seconds).toBe(retry);
+      }
+      // Public routes are not authenticated routes.
+      expect((await call("GET", "/healthz", { headers: attacker })).status).toBe(200);
+      // The same key from another address.
+      expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key, headers: honest })).status).toBe(200);
+    },
+  );
+
+  it("honest requests are never counted as failures, however many", async () => {
+    const address = { "cf-connecting-ip": freshAddress() };
+    const key = await newKey(["search"]);
+    for (let i = 0; i < AUTH_FAILURE_LIMIT * 2; i += 1) {
+      // Spread over keys so the per-key limit is not what answers.
+      const r = await call("GET", `/v1/tenants/${tenant}/catalog`, { token: i % 2 ? key : admin, headers: address });
+      expect(r.status).toBe(200);
+    }
+  });
 
   it("a session's search budget is a different 429: search-budget-exhausted, without Retry-After", async () => {
     const key = await newKey(["search"]);
@@ -147,5 +214,24 @@ describe("rate limits", () => {
     expect(seen.reads.passed).toBeLessThanOrEqual(OPERATOR_LIMIT);
     expectRateLimited(seen.reads.refused);
     expectRateLimited(seen.create);
+  });
+
+  // Last in the file: it blocks the address every request without CF-Connecting-IP shares, for a minute.
+  it("without CF-Connecting-IP every request counts as one address: its failures block the others", async () => {
+    const key = await newKey(["search"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++)
+      statuses.push((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: "not-a-token" })).status);
+    expect(statuses.slice(0, AUTH_FAILURE_LIMIT / 2).every((s) => s === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    // A valid key without the header is the same address: refused before its key is read.
+    const same = await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key });
+    expect(same.status).toBe(429);
+    expect(same.body.error).toBe("rate-limited");
+    expect(same.body.message).toContain("failed authentications from this address");
+    expect(Number(same.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The same key from an address of its own is served.
+    const own = { "cf-connecting-ip": freshAddress() };
+    expect((await call("GET", `/v1/tenants/${tenant}/catalog`, { token: key, headers: own })).status).toBe(200);
   });
 });

@@ -1,5 +1,34 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyze, phrases, splitWords, stem } from "../../src/search/tokenizer.ts";
+import {
+  analyze,
+  MAX_STEMMED_CHARS,
+  phrases,
+  splitWords,
+  stem,
+  STEM_CACHE_BYTES,
+  stemCacheSize,
+} from "../../src/search/tokenizer.ts";
+
+/** The split as it was written before it was made linear: the quadratic acronym rule, kept as the reference. */
+function referenceSplit(text: string): string[] {
+  const spaced = text
+    .replace(/(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu, "")
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{L})(\p{N})/gu, "$1 $2")
+    .replace(/(\p{N})(\p{L})/gu, "$1 $2")
+    .toLowerCase();
+  const unspaced = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
+  const words: string[] = [];
+  for (const part of spaced.split(/[^\p{L}\p{N}]+/u)) {
+    if (part === "") continue;
+    if (new RegExp(`[${unspaced}]`, "u").test(part))
+      words.push(...(part.match(new RegExp(`[${unspaced}]|[^${unspaced}]+`, "gu")) ?? []));
+    else words.push(part);
+  }
+  return words;
+}
 
 describe("splitWords", () => {
   it.each([
@@ -25,6 +54,54 @@ describe("splitWords", () => {
   it("keeps non-Latin words and splits unspaced scripts into characters", () => {
     expect(splitWords("Größe ändern")).toEqual(["größe", "ändern"]);
     expect(splitWords("读取文件")).toEqual(["读", "取", "文", "件"]);
+  });
+
+  it("splits exactly as the quadratic rule it replaced, on any mix of cases, digits, scripts and separators", () => {
+    const pieces = ["A", "B", "É", "Σ", "a", "b", "s", "é", "ς", "1", "²", "_", " ", ".", "读", "カ", "𝐀", "ǅ"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (chars) => {
+        const text = chars.join("");
+        expect(splitWords(text)).toEqual(referenceSplit(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("is linear in its input: 64 KB of capitals (and capitals ending in a word) split at once", () => {
+    // The old acronym rule backtracked over the whole run from each of its positions: 64 KB of
+    // capitals took about 18 s, and 4 MB would take days (quadratic: 4,096 times as long). Linear,
+    // each is milliseconds. No clock here: the 4 MB runs are what the test timeout (a hang
+    // detector, vitest.config.ts) would catch if the split turned quadratic again.
+    for (const bytes of [64 * 1024, 4 * 1024 * 1024]) {
+      const capitals = "A".repeat(bytes);
+      expect(splitWords(capitals)).toEqual([capitals.toLowerCase()]);
+      expect(splitWords(`${capitals}Bc`)).toEqual([capitals.toLowerCase(), "bc"]);
+      expect(splitWords("AB".repeat(bytes / 2))).toEqual(["ab".repeat(bytes / 2)]);
+    }
+  });
+});
+
+describe("the stem cache", () => {
+  it(`neither stems nor caches words longer than ${MAX_STEMMED_CHARS} characters`, () => {
+    const atBound = "connections".padEnd(MAX_STEMMED_CHARS, "x");
+    const over = `${atBound}s`;
+    const before = stemCacheSize().entries;
+    expect(stem(over)).toBe(over);
+    expect(stemCacheSize().entries).toBe(before);
+    stem(atBound);
+    expect(stemCacheSize().entries).toBeGreaterThanOrEqual(1);
+  });
+
+  it(`holds at most ${STEM_CACHE_BYTES} bytes, as counted, however many words pass through it`, () => {
+    let peak = 0;
+    for (let i = 0; i < 200_000; i++) {
+      stem(`word${i.toString(36)}ings`.padEnd(MAX_STEMMED_CHARS - (i % 7), "q"));
+      peak = Math.max(peak, stemCacheSize().bytes);
+    }
+    expect(peak).toBeLessThanOrEqual(STEM_CACHE_BYTES);
+    expect(peak).toBeGreaterThan(STEM_CACHE_BYTES * 0.9);
+    // Still correct after it emptied itself.
+    expect(stem("forecasts")).toBe(stem("forecast"));
   });
 });
 

@@ -9,13 +9,14 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
-import { parseToolBatch, type ItemError } from "../../catalog/batch.ts";
+import { parseToolBatch } from "../../catalog/batch.ts";
+import type { Limits } from "../../config/limits.ts";
 import { renderDefinition } from "../../catalog/render.ts";
 import { ServerNameSchema, type ToolRow } from "../../catalog/tool.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import { limitNote } from "../../config/limits.ts";
 import type { AppEnv } from "../context.ts";
-import { expectOk, refuse } from "../errors.ts";
+import { expectOk, rejectBatch, refuse } from "../errors.ts";
 import { requires, errorResponses, jsonContent } from "../openapi.ts";
 import {
   CatalogSchema,
@@ -36,30 +37,57 @@ const toolParam = tenantParam.extend({ tool_id: z.string().min(1).max(260).meta(
 
 const NDJSON = "application/x-ndjson";
 
+/**
+ * One tool per line, read no further than the batch limit plus one line: a body with more tools than
+ * a batch may hold is refused as soon as that is known, whatever follows. Bad lines are counted,
+ * the first `max_listed_errors` of them listed; nothing of a bad line is kept.
+ */
+function readNdjson(text: string, limits: Limits): unknown[] {
+  const items: unknown[] = [];
+  const bad: string[] = [];
+  let badLines = 0;
+  let tools = 0;
+  for (let start = 0, line = 1; start < text.length; line++) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const content = text.slice(start, end);
+    start = end + 1;
+    if (content.trim() === "") continue;
+    if (++tools > limits.max_tools_per_batch) {
+      refuse(
+        "payload-too-large",
+        `This NDJSON body holds more than ${limits.max_tools_per_batch} tools (line ${line} is one too many); ` +
+          `split it into batches of at most ${limits.max_tools_per_batch} ` +
+          `${limitNote("max_tools_per_batch", limits)}.`,
+      );
+    }
+    try {
+      items.push(JSON.parse(content));
+    } catch {
+      badLines += 1;
+      if (bad.length < limits.max_listed_errors) bad.push(`line ${line} is not JSON`);
+    }
+  }
+  if (badLines > 0) {
+    const more = badLines - bad.length;
+    refuse(
+      "invalid-request",
+      `Malformed NDJSON; nothing was written: ${badLines} line(s) are not JSON: ${bad.join("; ")}` +
+        `${more > 0 ? `; and ${more} more` : ""}.`,
+      { lines: bad, not_listed: more },
+    );
+  }
+  return items;
+}
+
 /** Reads `{tools:[...]}` (JSON) or one tool per line (NDJSON) into raw items, refusing anything else clearly. */
 async function readBatch(
-  c: Context,
+  c: Context<AppEnv>,
   allowDefer: boolean,
 ): Promise<{ items: unknown[]; deferTools?: "auto" | "never" }> {
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   const text = await c.req.text();
-  if (type === NDJSON) {
-    const items: unknown[] = [];
-    const bad: string[] = [];
-    text.split("\n").forEach((line, i) => {
-      if (line.trim() === "") return;
-      try {
-        items.push(JSON.parse(line));
-      } catch {
-        bad.push(`line ${i + 1} is not JSON`);
-      }
-    });
-    if (bad.length)
-      refuse("invalid-request", `Malformed NDJSON; nothing was written: ${bad.slice(0, 20).join("; ")}.`, {
-        lines: bad,
-      });
-    return { items };
-  }
+  if (type === NDJSON) return { items: readNdjson(text, c.get("config").limits) };
   if (type !== "application/json") {
     refuse("invalid-request", `Send {"tools": [...]} as application/json, or one tool per line as ${NDJSON}.`);
   }
@@ -87,18 +115,6 @@ async function readBatch(
   return { items: tools, ...(defer_tools ? { deferTools: defer_tools } : {}) };
 }
 
-function rejectBatch(errors: ItemError[], total: number): never {
-  const first = errors[0]!;
-  const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
-  refuse(
-    "invalid-request",
-    `${errors.length} of ${total} tools are invalid; nothing was written. First: ${label}: ${first.reasons.join("; ")}`,
-    {
-      items: errors,
-    },
-  );
-}
-
 /** Reads, validates and normalises a batch body into rows; refuses it whole otherwise. */
 async function rowsFrom(
   c: Context<AppEnv>,
@@ -114,7 +130,7 @@ async function rowsFrom(
     );
   }
   const parsed = await parseToolBatch(read.items, limits, server ? { server } : {});
-  if (!parsed.ok) rejectBatch(parsed.errors, read.items.length);
+  if (!parsed.ok) rejectBatch(parsed.errors, read.items.length, limits);
   return { rows: parsed.rows, ...(read.deferTools ? { deferTools: read.deferTools } : {}) };
 }
 

@@ -46,8 +46,9 @@ export function registerLearnedRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     tags: ["learning"],
     summary: "Forget everything tools learned from use (admin scope)",
     description:
-      "Deletes every learned term of every tool, in one step, recorded in the audit trail (`learned.reset`). The " +
-      "ranking is then exactly what it was before any learning. Learning goes on unless `learn_from_use` is false.",
+      "Deletes every learned term of every tool, in one step, recorded in the audit trail (`learned.reset`; with " +
+      "nothing learned it changes nothing and records nothing). The ranking is then exactly what it was before any " +
+      "learning. Learning goes on unless `learn_from_use` is false.",
     security: requires("admin"),
     request: { params },
     responses: {

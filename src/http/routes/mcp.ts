@@ -137,7 +137,15 @@ async function serve(c: Context<AppEnv>, config: ServiceConfig): Promise<Respons
   } catch {
     return rpcError(400, -32700, "Parse error: the body must be a JSON-RPC message (JSON).");
   }
-  const messages = Array.isArray(body) ? body : [body];
+  // One message per request, so that every call counts against the key's rate limit (a batch would
+  // run up to a hundred searches for one); MCP 2025-06-18 dropped batches from the protocol anyway.
+  if (Array.isArray(body))
+    return rpcError(
+      400,
+      -32600,
+      "Invalid Request: JSON-RPC batches are not accepted here; send each message in a request of its own.",
+    );
+  const messages = [body];
 
   let sessionId: string;
   // A new session is created only once the transport has accepted the initialize (below): an
@@ -289,7 +297,9 @@ const mcpPost = createRoute({
     "every later request. Tools: `tool_search` (`query` or `tool_id`, `max_results`), budgeted per turn and " +
     "activating what it finds in the session, and `tool_describe` (`tool_id`): a tool's full definition. Refusals " +
     "are tool errors (`isError: true`) carrying the HTTP API's JSON, e.g. " +
-    '`{"error":"search-budget-exhausted","budgetCap":3,...}`. A turn starts when a `tools/call` carries `_meta: ' +
+    '`{"error":"search-budget-exhausted","budgetCap":3,...}`. One JSON-RPC message per request: a batch (array) is ' +
+    "refused with JSON-RPC error -32600, so that each call counts against the key's rate limit. A turn starts when " +
+    "a `tools/call` carries `_meta: " +
     '{"tool-search/turn": n}` with the next number, when POST .../sessions/{id}/turns is called with the MCP session ' +
     "id, or (until the client does either) when a search comes `mcp_turn_idle_seconds` (default 30) after the " +
     'previous one. `_meta: {"tool-search/turn": {"turn": n, "message": "<the user\'s message>"}}` also carries the ' +

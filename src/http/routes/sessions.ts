@@ -9,14 +9,13 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { z } from "zod";
-import type { ItemError } from "../../catalog/batch.ts";
 import { OutputFormatSchema, renderDefinition } from "../../catalog/render.ts";
 import type { ServiceConfig } from "../../config/env.ts";
 import type { Limits } from "../../config/limits.ts";
 import { parseSessionTools, type SessionTool } from "../../sessions/session-tools.ts";
 import type { ListEntry } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
-import { expectOk, refuse, validationError } from "../errors.ts";
+import { expectOk, rejectBatch, refuse, validationError } from "../errors.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import { TenantIdSchema } from "../../contract/schemas.ts";
 import {
@@ -48,19 +47,9 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-function rejectTools(errors: ItemError[], total: number): never {
-  const first = errors[0]!;
-  const label = `tools[${first.index}]${first.name ? ` (${first.name})` : ""}`;
-  refuse(
-    "invalid-request",
-    `${errors.length} of ${total} tools are invalid; nothing was changed. First: ${label}: ${first.reasons.join("; ")}`,
-    { items: errors },
-  );
-}
-
 function sessionTools(items: unknown[], config: ServiceConfig): SessionTool[] {
   const parsed = parseSessionTools(items, config.limits);
-  if (!parsed.ok) rejectTools(parsed.errors, items.length);
+  if (!parsed.ok) rejectBatch(parsed.errors, items.length, config.limits, "changed");
   return parsed.tools;
 }
 

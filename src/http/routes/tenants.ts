@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { ServiceConfig } from "../../config/env.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../../tenancy/settings.ts";
+import { forgetKey } from "../auth.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
 import { registeredCreation } from "../lifecycle.ts";
@@ -14,6 +15,7 @@ import {
   createKeySchema,
   CreateTenantSchema,
   KeyListSchema,
+  PurgedSessionsSchema,
   TenantIdSchema,
   TenantSchema,
 } from "../../contract/schemas.ts";
@@ -59,10 +61,23 @@ const revokeKey = createRoute({
   method: "delete",
   path: "/v1/tenants/{tenant}/keys/{keyId}",
   tags: ["keys"],
-  summary: "Revoke an API key, effective immediately (admin scope)",
+  summary: "Revoke an API key, effective immediately, and end the sessions it created (admin scope)",
   security: requires("admin"),
   request: { params: tenantParam.extend({ keyId: z.string().max(64) }) },
   responses: { 204: { description: "Revoked" }, ...errorResponses("forbidden", "not-found") },
+});
+
+const purgeKeySessions = createRoute({
+  method: "delete",
+  path: "/v1/tenants/{tenant}/keys/{keyId}/sessions",
+  tags: ["keys"],
+  summary: "End every session a key created; the key stays valid (admin scope)",
+  description:
+    "Sessions belong to the key that created them: other keys get 404 for them, while admin keys and the operator " +
+    "may act on any. This ends all of one key's sessions at once (revoking a key does it too).",
+  security: requires("admin"),
+  request: { params: tenantParam.extend({ keyId: z.string().max(64) }) },
+  responses: { 200: jsonContent(PurgedSessionsSchema, "Ended"), ...errorResponses("forbidden", "not-found") },
 });
 
 const getSettings = createRoute({
@@ -150,8 +165,14 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
   });
 
   app.openapi(revokeKey, async (c) => {
-    expectOk(await c.get("tenant").revokeKey(c.get("caller"), c.req.valid("param").keyId));
+    const { tenant, keyId } = c.req.valid("param");
+    expectOk(await c.get("tenant").revokeKey(c.get("caller"), keyId));
+    forgetKey(tenant, keyId);
     return c.body(null, 204);
+  });
+
+  app.openapi(purgeKeySessions, async (c) => {
+    return c.json(expectOk(await c.get("tenant").purgeKeySessions(c.get("caller"), c.req.valid("param").keyId)), 200);
   });
 
   app.openapi(getSettings, async (c) => {
