@@ -238,6 +238,12 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     await op(f, "POST", "/sessions", { session_id: id });
     return { params: { tenant: f.tenant }, headers: { "mcp-session-id": id }, ok: [204] };
   },
+  "GET /v1/tenants/{tenant}/doctor": (f) => ({ params: { tenant: f.tenant }, query: { limit: "5" }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/usage": (f) => ({
+    params: { tenant: f.tenant },
+    query: { from: "2026-01-01", to: "2026-01-31", top: "5" },
+    ok: [200],
+  }),
   // This MCP server offers no server-initiated stream: a caller allowed in is told 405.
   "GET /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, ok: [405] }),
 };

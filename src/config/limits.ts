@@ -93,6 +93,33 @@ export const LimitsSchema = z
       "Audit entries kept per tenant; older ones are dropped as new ones are written",
     ),
     audit_max_age_days: limit(1, 90, "retention", "Days an audit entry is kept"),
+    // ---- catalog doctor (GET .../doctor) ---------------------------------------------------------
+    doctor_reach_checks: limit(
+      1,
+      1_000,
+      "bound",
+      "Tools the doctor checks with real searches for whether their own words reach them: the least distinctive " +
+        "ones first; the rest are not checked (the report says how many were)",
+    ),
+    // ---- query log and usage (GET .../usage) ----------------------------------------------------
+    query_log_max_age_days: limit(
+      1,
+      30,
+      "retention",
+      "Days the query log and the daily usage counts are kept; older ones are dropped as new ones are written",
+    ),
+    query_log_max_entries: limit(
+      10,
+      100_000,
+      "retention",
+      "Searches whose text the query log keeps per tenant (setting log_queries); older ones are dropped first",
+    ),
+    query_log_text_chars: limit(
+      16,
+      256,
+      "bound",
+      "Characters of a query's text the log keeps (a query may be 16 KB): the rest is left out, its length kept",
+    ),
   })
   .strict();
 

@@ -1,8 +1,10 @@
 /**
  * The tenant object's one alarm, which serves every timed duty: writing the index snapshot once
- * catalog writes settle, and ending expired sessions. A Durable Object has a single alarm, so the
- * planned time only ever moves earlier, and the alarm plans itself again for what remains.
+ * catalog writes settle, writing the query log's buffer, and ending expired sessions. A Durable Object
+ * has a single alarm, so the planned time only ever moves earlier, and the alarm plans itself again
+ * for what remains.
  */
+import { FLUSH_DELAY_MS } from "./query-log.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
 /** After a catalog change, the snapshot is rewritten this long after the last write (writes batch up). */
@@ -10,7 +12,7 @@ const SNAPSHOT_DELAY_MS = 2_000;
 /** A planned alarm this far overdue is taken as lost and planned again. */
 const ALARM_OVERDUE_MS = 60_000;
 
-type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "transaction" | "setAlarm">;
+type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "queryLog" | "transaction" | "setAlarm">;
 
 export class Alarms {
   private readonly tenant: Parts;
@@ -38,16 +40,28 @@ export class Alarms {
   }
 
   /**
-   * Writes the index snapshot if it is stale, ends expired sessions, and plans itself for the next
-   * session to expire. Alarms are delivered at least once: every step is safe to repeat.
+   * The query log's buffer got its first entry: write it soon. A storage write only when no alarm is due sooner;
+   * while searches keep coming, the alarm that writes the log plans the next one itself (see `ring`).
+   */
+  logSoon(): void {
+    void this.schedule(Date.now() + FLUSH_DELAY_MS);
+  }
+
+  /**
+   * Writes the query log's buffer, the index snapshot if it is stale, ends expired sessions, and plans itself for the
+   * next session to expire (or the next log write, while searches keep coming). Alarms are delivered at least once:
+   * every step is safe to repeat.
    */
   async ring(): Promise<void> {
-    const { meta, index, sessionStore } = this.tenant;
+    const { meta, index, sessionStore, queryLog } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
+    const logged = queryLog.flush();
     if (index.needsSnapshot()) index.writeSnapshot();
     this.tenant.transaction(() => sessionStore.deleteExpired(Date.now()));
-    const next = sessionStore.nextExpiry();
+    const expiry = sessionStore.nextExpiry();
+    const log = logged > 0 ? Date.now() + FLUSH_DELAY_MS : null;
+    const next = expiry === null ? log : log === null ? expiry : Math.min(expiry, log);
     if (next !== null) await this.schedule(next);
   }
 }

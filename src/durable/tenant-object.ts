@@ -12,6 +12,7 @@ import { loadConfig } from "../config/env.ts";
 import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
+import type { DoctorReport, Usage } from "../contract/console-schemas.ts";
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
@@ -25,14 +26,17 @@ import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites } from "./catalog-writes.ts";
+import { DoctorService, type DoctorRequest } from "./doctor-service.ts";
 import { IndexCache } from "./index-cache.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
+import { QueryLog } from "./query-log.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
 import { SessionService, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 import { TenantSettings } from "./tenant-settings.ts";
+import { UsageService, type UsageRequest } from "./usage-service.ts";
 
 export class TenantObject extends DurableObject<Env> {
   /** A field of its own (not only inside the services) so that fault-injection tests can reach the real row writer. */
@@ -47,6 +51,8 @@ export class TenantObject extends DurableObject<Env> {
   private readonly reads: CatalogReads;
   private readonly searches: SearchService;
   private readonly sessions: SessionService;
+  private readonly doctor: DoctorService;
+  private readonly usageReads: UsageService;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
 
@@ -66,6 +72,10 @@ export class TenantObject extends DurableObject<Env> {
       // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
       index: new IndexCache(sql, this.repo, meta, () => this.alarms.snapshotSoon()),
       auditLog: this.auditLog,
+      // The buffer's first entry plans the alarm that writes it (query-log.ts).
+      queryLog: new QueryLog({ sql, config, transaction: (work) => ctx.storage.transactionSync(work) }, () =>
+        this.alarms.logSoon(),
+      ),
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
       setAlarm: (at: number) => ctx.storage.setAlarm(at),
@@ -78,6 +88,8 @@ export class TenantObject extends DurableObject<Env> {
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
+    this.doctor = new DoctorService({ ...services, searches: this.searches });
+    this.usageReads = new UsageService(services);
     void ctx.blockConcurrencyWhile(async () => migrate(sql));
   }
 
@@ -224,6 +236,18 @@ export class TenantObject extends DurableObject<Env> {
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
     return this.guarded(caller, "search", () => this.searches.search(input));
+  }
+
+  // ---- console: doctor and usage --------------------------------------------------------------------
+
+  /** The catalog doctor's findings (search/doctor.ts). */
+  async doctorReport(caller: Caller, request: DoctorRequest): Promise<Result<DoctorReport>> {
+    return this.guarded(caller, "search", () => this.doctor.report(request));
+  }
+
+  /** The query log's aggregates over a range of UTC days. */
+  async usage(caller: Caller, request: UsageRequest): Promise<Result<Usage>> {
+    return this.guarded(caller, "search", () => this.usageReads.usage(request));
   }
 
   // ---- sessions -----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { Meta } from "./meta.ts";
+import type { QueryLog } from "./query-log.ts";
 import type { SessionStore } from "./session-store.ts";
 
 export interface TenantParts {
@@ -21,6 +22,8 @@ export interface TenantParts {
   sessionStore: SessionStore;
   index: IndexCache;
   auditLog: AuditLog;
+  /** The query log's buffer and its aggregates (query-log.ts). */
+  queryLog: QueryLog;
 
   /** The deployment's configuration, read when needed: a bad one fails the request that needs it. */
   config(): ServiceConfig;

@@ -23,6 +23,7 @@ import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
+import { registerInsightRoutes } from "./routes/insights.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
@@ -108,6 +109,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerExportRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
+  registerInsightRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -54,6 +54,11 @@ export interface SearchOptions {
   /** The most distinct terms a query is scored with (limit max_query_terms). */
   maxTerms?: number;
   explain?: boolean;
+  /**
+   * Whether a query that is a tool's name (or its namespaced tail) finds it by that name (default true); false ranks
+   * every tool by its words alone, as the catalog doctor asks when it checks what a tool's own words reach.
+   */
+  names?: boolean;
   /** Ranking constants, for the evaluation's ablations (defaults: DEFAULT_TUNING). */
   tuning?: Partial<Tuning>;
 }
@@ -353,8 +358,10 @@ export class ToolIndex {
     const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
-    for (const id of this.named("exact", key)) named.set(id, "exact-name");
-    for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
+    if (options.names !== false) {
+      for (const id of this.named("exact", key)) named.set(id, "exact-name");
+      for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
+    }
 
     const unit = scoreUnit(store.docs);
     const ids = this.db.ids.internalIdToId;
@@ -370,7 +377,7 @@ export class ToolIndex {
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
-        serverOf(id).toLowerCase() === key
+        options.names !== false && serverOf(id).toLowerCase() === key
           ? "server-name"
           : words > 0 && r.namedWords === words
             ? "name-words"

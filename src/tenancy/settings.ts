@@ -83,6 +83,14 @@ export const SettingsSchema = z
         "Expand queries with the built-in vocabulary of software capabilities (pr -> pull request, ticket ~ issue) " +
           "at reduced weight; the tenant's own synonyms extend and override it",
       ),
+    log_queries: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Keep the text of each search (its first query_log_text_chars characters) in the query log, for GET " +
+          ".../usage's top no-match queries; false keeps daily counts only, and turning it off deletes the texts " +
+          "already kept",
+      ),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).default(30),
@@ -109,6 +117,7 @@ export const SettingsSchema = z
       mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
       builtin_synonyms: true,
+      log_queries: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
       allowed_origins: [],
     },
@@ -144,6 +153,7 @@ export const SettingsPatchSchema = z
       )
       .optional(),
     builtin_synonyms: z.boolean().optional(),
+    log_queries: z.boolean().optional(),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).optional(),
