@@ -12,6 +12,8 @@
  *   npm run eval -- --json                        end with one JSON line of every figure
  *   npm run eval -- --loso                        each ranking choice tuned without a set and measured on it
  *                                                 (--choices a,b: only the choices whose names contain a or b)
+ *   npm run eval -- --learn                       learning from use: replay half of each set's queries as sessions,
+ *                                                 nDCG@10 of the other half before and after (scripts/eval/learn.ts)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
 import { existsSync } from "node:fs";
@@ -25,9 +27,11 @@ import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } fro
 import { httpEngine } from "./eval/http.ts";
 import { CHOICES } from "./eval/choices.ts";
 import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
+import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/suggest.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
+import { learnReport } from "./eval/learn.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The external benchmarks beside the repository, and our own sets (eval/README.md). */
@@ -57,12 +61,16 @@ const HELP: CommandHelp = {
     "no-peers": "only the service, not MiniSearch and Orama",
     loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
     choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
+    suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
+    learn: "learning from use: half of each set's queries replayed as sessions, the other half before and after",
   },
   examples: [
     "npm run eval",
     "npm run eval -- --data ../shared/eval/bfcl --sweep",
     "npm run eval -- --sample 200 --json",
     "npm run eval -- --loso --choices thesaurus,coverage",
+    "npm run eval -- --suggest --sample 2000",
+    "npm run eval -- --learn",
   ],
 };
 
@@ -80,6 +88,8 @@ const { values: args } = parseArgsWith(HELP)({
     "no-peers": { type: "boolean", default: false },
     loso: { type: "boolean", default: false },
     choices: { type: "string" },
+    suggest: { type: "boolean", default: false },
+    learn: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -280,6 +290,20 @@ const dirs = args.data
   ? [resolve(args.data)]
   : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
+if (args.suggest) {
+  const all: Record<string, SuggestFigures[]> = {};
+  for (const dir of dirs) {
+    const set = loadSet(dir);
+    const tools = toServiceTools(set.tools);
+    const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
+    const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
+    const irrelevant = set.irrelevant.map((q) => q.query);
+    all[set.name] = suggestFigures(await toRows(tools), evalIds, queries, irrelevant);
+    console.log(`\n${suggestTable(set.name, all[set.name]!)}`);
+  }
+  if (args.json) console.log(JSON.stringify({ suggest: all }));
+  process.exit(0);
+}
 if (args.loso) {
   const sets: LosoSet[] = [];
   for (const dir of dirs) {
@@ -304,6 +328,11 @@ if (args.loso) {
     )}`,
   );
   if (args.json) console.log(JSON.stringify({ loso: rows }));
+  process.exit(0);
+}
+if (args.learn) {
+  const sampled = args.sample ? Number(args.sample) : undefined;
+  await learnReport(dirs, { threshold, sample: (q) => sample(q, sampled), http: args.http, token: operatorToken });
   process.exit(0);
 }
 const results: { set: string; engine: string; f: Figures }[] = [];

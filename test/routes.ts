@@ -132,6 +132,12 @@ export const EXAMPLES: Record<string, ExampleFn> = {
   }),
   "GET /v1/tenants/{tenant}/audit": (f) => ({ params: { tenant: f.tenant }, query: { limit: "5" }, ok: [200] }),
   "GET /v1/tenants/{tenant}/synonyms": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/learned": (f) => ({
+    params: { tenant: f.tenant },
+    query: { tool_id: "alpha::read_file" },
+    ok: [200],
+  }),
+  "DELETE /v1/tenants/{tenant}/learned": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
   "PUT /v1/tenants/{tenant}/synonyms": (f) => ({
     params: { tenant: f.tenant },
     body: { synonyms: { repo: ["repository"], pr: ["pull request"] } },
@@ -341,6 +347,13 @@ export async function stateFingerprint(tenant: string): Promise<string> {
       activations: rows(`SELECT session_id, tool_id, seq FROM session_activations ORDER BY session_id, seq`),
       sessionTools: rows(`SELECT session_id, position, name, content FROM session_tools ORDER BY session_id, position`),
       audit: has("audit_log") ? rows(`SELECT seq, action FROM audit_log ORDER BY seq`) : [],
+      learned: has("learned_terms")
+        ? rows(`SELECT tool_id, term, weight FROM learned_terms ORDER BY tool_id, term`)
+        : [],
+      credits: has("session_credits")
+        ? rows(`SELECT session_id, turn, tool_id FROM session_credits ORDER BY 1, 2, 3`)
+        : [],
+      recorded: has("session_terms") ? rows(`SELECT session_id, seq, terms FROM session_terms ORDER BY 1, 2`) : [],
     });
   });
 }

@@ -20,7 +20,8 @@ const OUT = join(ROOT, "eval/mcp-keyword/tools.jsonl");
 
 if (process.argv.includes("--help")) {
   console.log(
-    "Usage: npx node scripts/eval-sets/build-catalog.ts\n\nWrites eval/mcp-keyword/tools.jsonl from eval/mcp/servers/*.json.",
+    "Usage: npx node scripts/eval-sets/build-catalog.ts\n\n" +
+      "Writes eval/mcp-keyword/tools.jsonl from eval/mcp/servers/*.json.",
   );
   process.exit(0);
 }

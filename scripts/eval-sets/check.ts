@@ -19,7 +19,8 @@ const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
 
 if (process.argv.includes("--help")) {
   console.log(
-    "Usage: npx node scripts/eval-sets/check.ts\n\nValidates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.",
+    "Usage: npx node scripts/eval-sets/check.ts\n\n" +
+      "Validates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.",
   );
   process.exit(0);
 }

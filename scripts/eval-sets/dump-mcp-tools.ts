@@ -50,7 +50,7 @@ normalize? ([regex, replacement] pairs applied to the listed tools' strings),
 upstreamLicense? ({file, source}: licence text under licenses/upstream/ for a package that
 ships none), skip? (reason: listed, not run).`;
 
-export interface Entry {
+interface Entry {
   server: string;
   package: string;
   version: string;
@@ -296,7 +296,8 @@ async function main(): Promise<number> {
       writeFileSync(join(out, "licenses", licenseFileName(entry.package)), license.text);
       tools += list.length;
       log(
-        `${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+        `${label}: ${list.length} tools in ${pages} page(s), ${license.id}, ` +
+          `${((performance.now() - t0) / 1000).toFixed(1)}s`,
       );
     } catch (error) {
       failed.push(`${entry.server}: ${(error as Error).message}`);
@@ -308,7 +309,8 @@ async function main(): Promise<number> {
   writeReadmeTable(entries, out);
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   log(
-    `\n${todo.length - failed.length}/${todo.length} servers dumped, ${tools} tools, ${seconds}s; ${entries.length - todo.length} not run (skipped or not in --only)`,
+    `\n${todo.length - failed.length}/${todo.length} servers dumped, ${tools} tools, ${seconds}s; ` +
+      `${entries.length - todo.length} not run (skipped or not in --only)`,
   );
   if (failed.length > 0) log(`failed:\n  ${failed.join("\n  ")}`);
   return failed.length > 0 ? 1 : 0;

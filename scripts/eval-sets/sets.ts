@@ -5,22 +5,22 @@
  */
 
 /** Categories of eval/mcp-keyword/queries.jsonl and the least number of queries each must have. */
-export const KEYWORD_MINIMUMS = {
+const KEYWORD_MINIMUMS = {
   "exact-name": 40,
   "partial-name": 40,
   "other-words": 60,
   task: 50,
   absent: 50,
 } as const;
-export const KEYWORD_TOTAL_MINIMUM = 250;
+const KEYWORD_TOTAL_MINIMUM = 250;
 
 /** Categories of eval/mcp-requests/queries.jsonl and their minimums. */
-export const REQUEST_MINIMUMS = { single: 60, multi: 30 } as const;
-export const REQUEST_TOTAL_MINIMUM = 120;
+const REQUEST_MINIMUMS = { single: 60, multi: 30 } as const;
+const REQUEST_TOTAL_MINIMUM = 120;
 
 /** Categories of eval/mcp-requests/irrelevant.jsonl and their minimums. */
-export const IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 10, "missing-capability": 10 } as const;
-export const IRRELEVANT_TOTAL_MINIMUM = 40;
+const IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 10, "missing-capability": 10 } as const;
+const IRRELEVANT_TOTAL_MINIMUM = 40;
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -42,7 +42,7 @@ export interface SetQuery {
 }
 
 /** Lines of a JSONL text, parsed; a line that is not JSON is reported by its number. */
-export function parseJsonl<T>(text: string, file: string, problems: string[]): T[] {
+function parseJsonl<T>(text: string, file: string, problems: string[]): T[] {
   const rows: T[] = [];
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;

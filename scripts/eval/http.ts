@@ -17,7 +17,13 @@ interface SearchReply {
 
 const ATTEMPTS = 4;
 
-async function request<T>(base: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function request<T>(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let res: Response;
     try {
@@ -38,7 +44,7 @@ async function request<T>(base: string, token: string, method: string, path: str
       throw e;
     }
     const text = await res.text();
-    if (res.ok) return JSON.parse(text) as T;
+    if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
     // The service rate-limits each key (429 rate-limited, Retry-After): wait as told, then go on.
     if (res.status === 429 && (JSON.parse(text) as { error?: string }).error === "rate-limited") {
       await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get("retry-after") ?? 1)));

@@ -27,7 +27,7 @@ export interface LosoSet {
  * gain) plus half the share of queries without a right tool that it answers "no match" (for sets that have them).
  * Both error kinds count: refusing everything or nothing scores low.
  */
-export const IRRELEVANT_WEIGHT = 0.5;
+const IRRELEVANT_WEIGHT = 0.5;
 
 export interface LosoRow {
   choice: string;

@@ -29,6 +29,10 @@ import type {
   FormatQuery,
   KeyInfo,
   KeyList,
+  LearnedForgotten,
+  LearnedPage,
+  LearnedQuery,
+  LearnedTool,
   ListToolsQuery,
   Plan,
   PlanRequest,
@@ -118,6 +122,16 @@ export class TenantClient {
     get: (): Promise<Settings> => this.call("GET", "/settings"),
     /** Any subset; nested objects merge key by key, null resets a weight or the threshold. */
     patch: (patch: SettingsPatch): Promise<Settings> => this.call("PATCH", "/settings", { json: patch }),
+  };
+
+  /** What tools learned from use (admin scope). */
+  readonly learned = {
+    /** GET .../learned?tool_id=: one tool's learned terms and their weights today. */
+    tool: (toolId: string): Promise<LearnedTool> => this.call("GET", "/learned", { query: { tool_id: toolId } }),
+    /** GET .../learned: a page of the tools that learned something. */
+    list: (query: LearnedQuery = {}): Promise<LearnedPage> => this.call("GET", "/learned", { query: query as Query }),
+    /** DELETE .../learned: forget all of it; the ranking is then what it was before any learning. */
+    forget: (): Promise<LearnedForgotten> => this.call("DELETE", "/learned"),
   };
 
   /** Tools across servers. */

@@ -56,6 +56,12 @@ import type {
   UsageSchema,
   usageQuerySchema,
 } from "../contract/console-schemas.ts";
+import type {
+  ForgottenSchema,
+  LearnedPageSchema,
+  learnedQuerySchema,
+  LearnedToolSchema,
+} from "../contract/learned-schemas.ts";
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 export type ErrorBody = z.output<typeof ErrorSchema>;
@@ -64,6 +70,10 @@ export type CreateTenantRequest = z.input<typeof CreateTenantSchema>;
 export type Tenant = z.output<typeof TenantSchema>;
 export type Settings = z.output<typeof SettingsSchema>;
 export type SettingsPatch = z.input<typeof SettingsPatchSchema>;
+export type LearnedTool = z.output<typeof LearnedToolSchema>;
+export type LearnedPage = z.output<typeof LearnedPageSchema>;
+export type LearnedQuery = Omit<z.input<ReturnType<typeof learnedQuerySchema>>, "tool_id">;
+export type LearnedForgotten = z.output<typeof ForgottenSchema>;
 
 export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
 export type KeyInfo = z.output<typeof KeyInfoSchema>;

@@ -11,7 +11,7 @@ import { VENDOR_SEARCH_FORMATS, type VendorSearchFormat } from "../catalog/vendo
 import { DEFAULT_LIMITS, limitNote, type Limits } from "../config/limits.ts";
 import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
-import { FIELDS } from "../catalog/fields.ts";
+import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 
@@ -110,6 +110,7 @@ const AUDIT_ACTIONS = [
   "server.replace",
   "server.delete",
   "tool.delete",
+  "learned.reset",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -124,7 +125,7 @@ const AuditEntrySchema = z
       .record(z.string(), z.unknown())
       .describe(
         "Ids and counts (never secrets or tool bodies): key_id and scopes, the settings patch, " +
-          "tools added/updated/unchanged/removed, the server",
+          "tools added/updated/unchanged/removed, the server, the learned tools and terms forgotten",
       ),
   })
   .meta({
@@ -329,6 +330,9 @@ export const CatalogSchema = z
         source: z.enum(["snapshot", "rebuild"]),
         reason: z.string().optional(),
         tools: z.number().int(),
+        learned: z
+          .enum(["snapshot", "rows"])
+          .describe("Where the usage field (learned from use) came from: the snapshot, or the learned rows"),
         ms: z.number(),
       })
       .nullable()
@@ -352,7 +356,7 @@ export const CatalogSchema = z
         deferred_definitions: 1586,
         deferred_list: 402,
       },
-      index: { source: "snapshot", tools: 22, ms: 3 },
+      index: { source: "snapshot", tools: 22, learned: "snapshot", ms: 3 },
     },
   });
 export type Catalog = z.infer<typeof CatalogSchema>;
@@ -466,7 +470,12 @@ const TermExplanationSchema = z.object({
     .optional()
     .describe("The synonym key that added this term: the tenant's key as written, or builtin:<key> for the thesaurus"),
   idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
-  tf: z.partialRecord(z.enum(FIELDS), z.number()).describe("Occurrences in each field of the tool"),
+  tf: z
+    .partialRecord(z.enum(SCORED_FIELDS), z.number())
+    .describe(
+      "Occurrences in each field of the tool; for usage (words of past searches that ended in the tool being " +
+        "used), the learned term frequency: log2(1 + decayed credits / 8), at most 4",
+    ),
   score: z.number().describe("The term's part of the score"),
 });
 
@@ -503,7 +512,7 @@ export const SearchResultSchema = z
     definition: z.record(z.string(), z.unknown()).optional(),
     explain: z
       .object({
-        fields: z.partialRecord(z.enum(FIELDS), z.array(z.string())).describe("Query terms found, per field"),
+        fields: z.partialRecord(z.enum(SCORED_FIELDS), z.array(z.string())).describe("Query terms found, per field"),
         terms: z
           .array(TermExplanationSchema)
           .describe("Each matched term's weight, IDF, counts per field and part of the score"),

@@ -1,18 +1,24 @@
 /**
  * The tenant object's one alarm, which serves every timed duty: writing the index snapshot once
- * catalog writes settle, writing the query log's buffer, and ending expired sessions. A Durable Object
- * has a single alarm, so the planned time only ever moves earlier, and the alarm plans itself again
- * for what remains.
+ * catalog writes settle, writing the query log's buffer, ending expired sessions, and once a day, while
+ * tools have learned something, deleting learned terms that have decayed away. A Durable Object has a single alarm, so the
+ * planned time only ever moves earlier, and the alarm plans itself again for what remains.
  */
+import { dayOf } from "../search/learning.ts";
 import { FLUSH_DELAY_MS } from "./query-log.ts";
 import type { TenantParts } from "./tenant-parts.ts";
+import type { TenantSettings } from "./tenant-settings.ts";
 
 /** After a catalog change, the snapshot is rewritten this long after the last write (writes batch up). */
 const SNAPSHOT_DELAY_MS = 2_000;
 /** A planned alarm this far overdue is taken as lost and planned again. */
 const ALARM_OVERDUE_MS = 60_000;
+/** While tools have learned something, the alarm comes back this often to prune what decayed away. */
+const PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
 
-type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "queryLog" | "transaction" | "setAlarm">;
+type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "queryLog" | "learned" | "transaction" | "setAlarm"> & {
+  settings: TenantSettings;
+};
 
 export class Alarms {
   private readonly tenant: Parts;
@@ -48,20 +54,41 @@ export class Alarms {
   }
 
   /**
-   * Writes the query log's buffer, the index snapshot if it is stale, ends expired sessions, and plans itself for the
-   * next session to expire (or the next log write, while searches keep coming). Alarms are delivered at least once:
-   * every step is safe to repeat.
+   * Writes the query log's buffer, prunes decayed learned terms (once a day), writes the index snapshot if it is
+   * stale, ends expired sessions, and plans itself for the next session to expire, the next log write (while
+   * searches keep coming) or the next day's pruning. Alarms are delivered at least once: every step is safe to
+   * repeat.
    */
   async ring(): Promise<void> {
     const { meta, index, sessionStore, queryLog } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
     const logged = queryLog.flush();
+    const now = Date.now();
+    this.pruneLearned(now);
     if (index.needsSnapshot()) index.writeSnapshot();
-    this.tenant.transaction(() => sessionStore.deleteExpired(Date.now()));
+    this.tenant.transaction(() => sessionStore.deleteExpired(now));
     const expiry = sessionStore.nextExpiry();
-    const log = logged > 0 ? Date.now() + FLUSH_DELAY_MS : null;
-    const next = expiry === null ? log : log === null ? expiry : Math.min(expiry, log);
+    const prune = this.tenant.learned.counts().tools > 0 ? now + PRUNE_INTERVAL_MS : null;
+    const log = logged > 0 ? now + FLUSH_DELAY_MS : null;
+    const due = [expiry, prune, log].filter((at): at is number => at !== null);
+    const next = due.length === 0 ? null : Math.min(...due);
     if (next !== null) await this.schedule(next);
+  }
+
+  /**
+   * Deletes learned terms whose weight decayed below the floor (they already score nothing), at most once a day,
+   * and reloads the index's usage field from the rows when any went.
+   */
+  private pruneLearned(now: number): void {
+    const { meta, learned, index } = this.tenant;
+    const day = dayOf(now);
+    if (meta.number("learned_pruned_day") >= day) return;
+    const halfLife = this.tenant.settings.current().learn_half_life_days;
+    const pruned = this.tenant.transaction(() => {
+      meta.set("learned_pruned_day", day);
+      return learned.prune(day, halfLife);
+    });
+    if (pruned > 0) index.reloadLearned();
   }
 }

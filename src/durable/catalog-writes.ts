@@ -20,7 +20,7 @@ interface ServerWrite {
 
 type Parts = Pick<
   TenantParts,
-  "meta" | "repo" | "views" | "sessionStore" | "index" | "auditLog" | "config" | "transaction"
+  "meta" | "repo" | "views" | "sessionStore" | "learned" | "index" | "auditLog" | "config" | "transaction"
 > & { alarms: Alarms };
 
 export class CatalogWrites {
@@ -169,10 +169,14 @@ export class CatalogWrites {
     return rows.map((r) => ({ ...r, modelName: existing.get(r.id)?.modelName ?? assigned.get(r.id)! }));
   }
 
-  /** Tools leaving the catalog leave every session's activated set and the token cache, in the caller's transaction. */
+  /**
+   * Tools leaving the catalog leave every session's activated set and the token cache, and forget what they learned
+   * from use, in the caller's transaction. (Tools that stay, re-uploaded or kept by a server replace, keep it.)
+   */
   private forgetTools(ids: readonly string[]): void {
     this.tenant.sessionStore.dropTools(ids);
     this.tenant.views.forgetTools(ids);
+    this.tenant.learned.forget(ids);
   }
 
   private bumpRevision(): number {

@@ -2,12 +2,18 @@
  * The tenant's search index in memory, restored from its snapshot when the snapshot matches the
  * catalog revision and index version, otherwise rebuilt from the rows. A Durable Object forgets
  * its memory after ~10 s idle, so this runs on the hot path of every cold start.
+ *
+ * What tools learned from use (the usage field) is in the snapshot too, tagged with the learned-state version
+ * (`learned_version` in meta, bumped by every change to the learned rows). A snapshot whose text is current but
+ * whose learned part is older keeps its text, and the usage field alone is reloaded from the rows.
  */
 import { searchable } from "../catalog/render.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { INDEX_VERSION, ToolIndex } from "../search/tool-index.ts";
+import type { LearnedTool } from "../search/usage.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import { chunked, crc32 } from "./chunks.ts";
+import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
 
 export interface LoadReport {
@@ -15,6 +21,8 @@ export interface LoadReport {
   /** Why a snapshot was not used, when it was not. */
   reason?: string;
   tools: number;
+  /** Where the usage field came from: the snapshot, or the learned rows (a rebuild, or a stale learned part). */
+  learned: "snapshot" | "rows";
   ms: number;
 }
 
@@ -26,13 +34,15 @@ export class IndexCache {
 
   private readonly sql: SqlStorage;
   private readonly repo: CatalogRepo;
+  private readonly learned: LearnedStore;
   private readonly meta: Meta;
   private readonly onRebuilt: () => void;
 
   /** `onRebuilt` runs after a rebuild from rows of a non-empty catalog: time to write a snapshot. */
-  constructor(sql: SqlStorage, repo: CatalogRepo, meta: Meta, onRebuilt: () => void = () => {}) {
+  constructor(sql: SqlStorage, repo: CatalogRepo, learned: LearnedStore, meta: Meta, onRebuilt: () => void = () => {}) {
     this.sql = sql;
     this.repo = repo;
+    this.learned = learned;
     this.meta = meta;
     this.onRebuilt = onRebuilt;
   }
@@ -47,10 +57,14 @@ export class IndexCache {
     const started = Date.now();
     const restored = this.restore();
     this.index = restored.index ?? this.rebuild();
+    const version = this.learnedVersion();
+    const learnedFromSnapshot = restored.index !== null && this.index.learnedVersion === version;
+    if (!learnedFromSnapshot) this.index.loadLearned(this.learned.all(), version);
     this.lastLoad = {
       source: restored.index ? "snapshot" : "rebuild",
       ...(restored.reason ? { reason: restored.reason } : {}),
       tools: this.index.size,
+      learned: learnedFromSnapshot ? "snapshot" : "rows",
       ms: Date.now() - started,
     };
     if (announce && !restored.index && this.index.size > 0) this.onRebuilt();
@@ -67,17 +81,35 @@ export class IndexCache {
     );
   }
 
-  /** Applies a committed catalog change to the loaded index; an index not in memory is left to load later. */
+  /**
+   * Applies a committed catalog change to the loaded index; an index not in memory is left to load later. Removed
+   * tools take what they learned with them, as the same change did to their learned rows.
+   */
   apply(upserts: readonly ToolRow[], removals: readonly string[]): void {
     if (!this.index) return;
     try {
       this.index.remove(removals);
       this.index.upsert(upserts.map(searchable));
+      this.index.markLearned(this.learnedVersion());
     } catch (e) {
       // The rows are committed; a half-applied index must not answer. Rebuild on next use.
       this.index = null;
       throw e;
     }
+  }
+
+  /** Applies a committed credit (what one tool learned now) to the loaded index. */
+  applyLearned(toolId: string, learned: LearnedTool): void {
+    this.index?.setLearned(toolId, learned, this.learnedVersion());
+  }
+
+  /** After learned rows changed other than by a credit (forgotten, pruned): the usage field reloads from them. */
+  reloadLearned(): void {
+    this.index?.loadLearned(this.learned.all(), this.learnedVersion());
+  }
+
+  private learnedVersion(): number {
+    return this.learned.version();
   }
 
   snapshotIsCurrent(): boolean {
@@ -89,7 +121,11 @@ export class IndexCache {
 
   /** Whether a cold start would rebuild instead of restoring: the snapshot is stale, missing or damaged. */
   needsSnapshot(): boolean {
-    return this.snapshotBroken || !this.snapshotIsCurrent();
+    return (
+      this.snapshotBroken ||
+      !this.snapshotIsCurrent() ||
+      this.meta.number("snapshot_learned_version") !== this.learnedVersion()
+    );
   }
 
   /**
@@ -99,7 +135,8 @@ export class IndexCache {
    */
   writeSnapshot(): { bytes: number; chunks: number } {
     // Loading here is for the snapshot being written: no need to ask for another one.
-    const parts = this.load(false).snapshotParts();
+    const index = this.load(false);
+    const parts = index.snapshotParts();
     this.sql.exec(`DELETE FROM snapshot_chunks`);
     let chunks = 0;
     let bytes = 0;
@@ -109,6 +146,7 @@ export class IndexCache {
     }
     this.meta.set("snapshot_revision", this.meta.number("revision"));
     this.meta.set("snapshot_index_version", INDEX_VERSION);
+    this.meta.set("snapshot_learned_version", index.learnedVersion);
     this.meta.set("snapshot_chunks", chunks);
     this.meta.set("snapshot_bytes", bytes);
     this.snapshotBroken = false;

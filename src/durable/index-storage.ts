@@ -6,6 +6,7 @@
  */
 import { CatalogRepo } from "./catalog-repo.ts";
 import { IndexCache } from "./index-cache.ts";
+import { LearnedStore } from "./learned-store.ts";
 import { Meta } from "./meta.ts";
 import { migrate } from "./schema.ts";
 
@@ -21,5 +22,5 @@ export function openIndexStorage(sql: SqlStorage): IndexStorage {
   migrate(sql);
   const meta = new Meta(sql);
   const repo = new CatalogRepo(sql);
-  return { meta, repo, indexCache: () => new IndexCache(sql, repo, meta) };
+  return { meta, repo, indexCache: () => new IndexCache(sql, repo, new LearnedStore(sql, meta), meta) };
 }

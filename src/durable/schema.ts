@@ -51,6 +51,22 @@ const MIGRATIONS: string[][] = [
   ],
   // Vendor options (issue 13): strict, input_examples, allowed_callers, per vendor, as JSON (catalog/tool.ts).
   [`ALTER TABLE tools ADD COLUMN vendor TEXT`],
+  // Learning from use (issue 10). What a session's searches left for crediting in its current turn, as analysed terms
+  // (`kind` 'search'; a turn's message can be recorded the same way), and which tools it credited; both end with the
+  // session. What each tool learned: its terms' weights as of `day`, the day of its last credit.
+  [
+    `CREATE TABLE session_terms (
+       session_id TEXT NOT NULL, turn INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+       terms TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID`,
+    `CREATE TABLE session_credits (
+       session_id TEXT NOT NULL, turn INTEGER NOT NULL, tool_id TEXT NOT NULL,
+       PRIMARY KEY (session_id, turn, tool_id)) WITHOUT ROWID`,
+    `CREATE TABLE learned_tools (
+       tool_id TEXT PRIMARY KEY, day INTEGER NOT NULL, credits INTEGER NOT NULL, credited_at INTEGER NOT NULL)
+       WITHOUT ROWID`,
+    `CREATE TABLE learned_terms (
+       tool_id TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool_id, term)) WITHOUT ROWID`,
+  ],
   // Query log and usage (issue 12), written in batches by query-log.ts: one row per search whose text is kept
   // (log_queries), counts per UTC day, and how often each tool was returned per day.
   [

@@ -7,14 +7,16 @@ import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
-import { FIELDS } from "../catalog/fields.ts";
+import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import { noMatchMessage } from "../search/no-match.ts";
 import type { Hit, SearchOptions } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import { idleTurnDue } from "../sessions/session.ts";
+import { dayOf } from "../search/learning.ts";
 import type { CatalogReads, ExportFacts } from "./catalog-reads.ts";
+import type { Learning } from "./learning.ts";
 import type { SessionService } from "./session-service.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
@@ -47,6 +49,7 @@ type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "queryLog" | 
   settings: TenantSettings;
   sessions: SessionService;
   reads: CatalogReads;
+  learning: Learning;
 };
 
 export class SearchService {
@@ -93,6 +96,7 @@ export class SearchService {
       }
       const result = this.run(input);
       sessionStore.countSearch(session.id, now);
+      if (input.query !== undefined) this.tenant.learning.recordSearch(session, input.query);
       sessions.touch(session, now);
       const spent = budget(session.turnSearches + 1, cap);
       if (!result.ok) return { ok: false, error: { ...result.error, budget: spent } };
@@ -134,6 +138,8 @@ export class SearchService {
       synonyms: this.tenant.settings.synonyms().compiled,
       builtinSynonyms: settings.builtin_synonyms,
       maxTerms: config.limits.max_query_terms,
+      day: dayOf(Date.now()),
+      halfLifeDays: settings.learn_half_life_days,
     };
   }
 
@@ -142,7 +148,10 @@ export class SearchService {
     return {
       ...DEFAULT_BM25F,
       fields: Object.fromEntries(
-        FIELDS.map((f) => [f, { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight }]),
+        SCORED_FIELDS.map((f) => [
+          f,
+          { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight },
+        ]),
       ) as Bm25fParams["fields"],
     };
   }
@@ -208,7 +217,13 @@ function summary(row: ToolRow): Omit<SearchResultItem, "score" | "match"> {
 function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullable<SearchResultItem["explain"]> {
   return {
     ...e,
-    terms: e.terms.map((t) => ({ ...t, weight: round(t.weight), idf: round(t.idf), score: round(t.score) })),
+    terms: e.terms.map((t) => ({
+      ...t,
+      weight: round(t.weight),
+      idf: round(t.idf),
+      ...(t.tf.usage ? { tf: { ...t.tf, usage: round(t.tf.usage) } } : {}),
+      score: round(t.score),
+    })),
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),
     ...(e.absent ? { absent: { ...e.absent, factor: round(e.absent.factor) } } : {}),

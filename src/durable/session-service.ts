@@ -22,6 +22,7 @@ import { sessionToolRow, type SessionTool } from "../sessions/session-tools.ts";
 import { composeToolList, TOOL_SEARCH_NAME, toolSearchTool, type ListEntry } from "../sessions/tool-list.ts";
 import { ALPHABET, randomString } from "../tenancy/keys.ts";
 import type { Alarms } from "./alarms.ts";
+import type { Credit, Learning } from "./learning.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
 
@@ -35,6 +36,7 @@ export interface SessionToolList {
 type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "config" | "transaction"> & {
   settings: TenantSettings;
   alarms: Alarms;
+  learning: Learning;
 };
 
 export class SessionService {
@@ -161,10 +163,31 @@ export class SessionService {
   /**
    * The entry of a tool the model called when it is active (in the session's tool list), else the
    * rescue. `name` may be the model-facing name, a tool id or a bare tool name (which must then
-   * pick out one active tool).
+   * pick out one active tool). Resolving a catalog tool is use: in the same transaction, the words
+   * the turn's searches recorded are credited to it (learning.ts).
    */
   resolve(sessionId: string, name: string): Result<ListEntry> {
-    return this.with(sessionId, (session) => this.resolveIn(session, name));
+    let credit: Credit | null = null;
+    const resolved = this.with(sessionId, (session) => {
+      const found = this.resolveIn(session, name);
+      if (found.ok && found.value.tool_id !== null)
+        credit = this.tenant.learning.credit(session, found.value.tool_id, Date.now());
+      return found;
+    });
+    this.tenant.learning.applied(credit);
+    return resolved;
+  }
+
+  /**
+   * A catalog tool's definition was read inside the session (MCP `tool_describe`): use, like a resolve. Credits the
+   * turn's words to it; a session that is gone credits nothing.
+   */
+  used(sessionId: string, toolId: string): void {
+    const now = Date.now();
+    const session = this.live(sessionId, now);
+    if (!session) return;
+    const credit = this.tenant.transaction(() => this.tenant.learning.credit(session, toolId, now));
+    this.tenant.learning.applied(credit);
   }
 
   /** The session, or null when it does not exist or has expired (an expired one is removed on the spot). */

@@ -1,5 +1,6 @@
 /**
- * SQL for sessions: their state, the tools searches activated in them and their client tools.
+ * SQL for sessions: their state, the tools searches activated in them, their client tools, and what their searches
+ * left for learning (the current turn's terms, the tools they credited).
  * Callers run these inside the tenant object's transactions; nothing here decides a rule
  * (those live in src/sessions/).
  */
@@ -97,6 +98,7 @@ export class SessionStore {
 
   /** The next turn. `explicit`: the client asked for it, which ends idle turns for the session. */
   startTurn(id: string, explicit: boolean): void {
+    this.sql.exec(`DELETE FROM session_terms WHERE session_id = ?`, id);
     this.sql.exec(
       `UPDATE sessions SET turn = turn + 1, turn_searches = ` +
         `0${explicit ? ", turn_idle_seconds = NULL" : ""} WHERE id = ?`,
@@ -110,6 +112,8 @@ export class SessionStore {
   }
 
   delete(id: string): void {
+    this.sql.exec(`DELETE FROM session_terms WHERE session_id = ?`, id);
+    this.sql.exec(`DELETE FROM session_credits WHERE session_id = ?`, id);
     this.sql.exec(`DELETE FROM session_activations WHERE session_id = ?`, id);
     this.sql.exec(`DELETE FROM session_tools WHERE session_id = ?`, id);
     this.sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
@@ -118,6 +122,8 @@ export class SessionStore {
   /** Removes every session past its expiry; returns how many. Safe to repeat. */
   deleteExpired(now: number): number {
     const expired = `SELECT id FROM sessions WHERE expires_at <= ?`;
+    this.sql.exec(`DELETE FROM session_terms WHERE session_id IN (${expired})`, now);
+    this.sql.exec(`DELETE FROM session_credits WHERE session_id IN (${expired})`, now);
     this.sql.exec(`DELETE FROM session_activations WHERE session_id IN (${expired})`, now);
     this.sql.exec(`DELETE FROM session_tools WHERE session_id IN (${expired})`, now);
     return this.sql.exec(`DELETE FROM sessions WHERE expires_at <= ?`, now).rowsWritten;
@@ -169,6 +175,52 @@ export class SessionStore {
       const part = toolIds.slice(i, i + IN_CHUNK);
       this.sql.exec(`DELETE FROM session_activations WHERE tool_id IN (${part.map(() => "?").join(", ")})`, ...part);
     }
+  }
+
+  // ---- learning from use -------------------------------------------------------------------------
+
+  /** Records the analysed terms of a search (`kind` 'search') for the session's current turn. */
+  recordTerms(id: string, turn: number, kind: "search", terms: readonly string[]): void {
+    if (terms.length === 0) return;
+    this.sql.exec(
+      `INSERT INTO session_terms (session_id, turn, seq, kind, terms)
+       SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ? FROM session_terms WHERE session_id = ?`,
+      id,
+      turn,
+      kind,
+      terms.join(" "),
+      id,
+    );
+  }
+
+  /** The terms recorded in the turn, one list per record, in the order they were recorded. */
+  recordedTerms(id: string, turn: number): string[][] {
+    return this.sql
+      .exec<{ terms: string }>(
+        `SELECT terms FROM session_terms WHERE session_id = ? AND turn = ? ORDER BY seq`,
+        id,
+        turn,
+      )
+      .toArray()
+      .map((r) => r.terms.split(" "));
+  }
+
+  /** Whether the session credited the tool in the turn, and how many credits it gave in all. */
+  credits(id: string, turn: number, toolId: string): { thisTurn: boolean; total: number } {
+    const row = this.sql
+      .exec<{ total: number; here: number }>(
+        `SELECT COUNT(*) AS total, COALESCE(SUM(turn = ? AND tool_id = ?), 0) AS here
+         FROM session_credits WHERE session_id = ?`,
+        turn,
+        toolId,
+        id,
+      )
+      .one();
+    return { thisTurn: row.here > 0, total: row.total };
+  }
+
+  addCredit(id: string, turn: number, toolId: string): void {
+    this.sql.exec(`INSERT INTO session_credits (session_id, turn, tool_id) VALUES (?, ?, ?)`, id, turn, toolId);
   }
 
   // ---- client tools -------------------------------------------------------------------------------

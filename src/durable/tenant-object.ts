@@ -13,6 +13,7 @@ import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/set
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { DoctorReport, Usage } from "../contract/console-schemas.ts";
+import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
 import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
@@ -28,6 +29,8 @@ import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites } from "./catalog-writes.ts";
 import { DoctorService, type DoctorRequest } from "./doctor-service.ts";
 import { IndexCache } from "./index-cache.ts";
+import { LearnedStore } from "./learned-store.ts";
+import { Learning } from "./learning.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { QueryLog } from "./query-log.ts";
@@ -47,6 +50,7 @@ export class TenantObject extends DurableObject<Env> {
   private readonly settings: TenantSettings;
   private readonly auditLog: AuditLog;
   private readonly alarms: Alarms;
+  private readonly learning: Learning;
   private readonly writes: CatalogWrites;
   private readonly reads: CatalogReads;
   private readonly searches: SearchService;
@@ -62,6 +66,7 @@ export class TenantObject extends DurableObject<Env> {
     const meta = new Meta(sql);
     const config = () => loadConfig(env);
     this.repo = new CatalogRepo(sql);
+    const learned = new LearnedStore(sql, meta);
     this.auditLog = new AuditLog(sql, meta, () => config().limits);
     const base = {
       sql,
@@ -69,8 +74,9 @@ export class TenantObject extends DurableObject<Env> {
       repo: this.repo,
       views: new CatalogViews(sql, meta),
       sessionStore: new SessionStore(sql),
+      learned,
       // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
-      index: new IndexCache(sql, this.repo, meta, () => this.alarms.snapshotSoon()),
+      index: new IndexCache(sql, this.repo, learned, meta, () => this.alarms.snapshotSoon()),
       auditLog: this.auditLog,
       // The buffer's first entry plans the alarm that writes it (query-log.ts).
       queryLog: new QueryLog({ sql, config, transaction: (work) => ctx.storage.transactionSync(work) }, () =>
@@ -82,8 +88,9 @@ export class TenantObject extends DurableObject<Env> {
     };
     this.auth = new Access(base, this.keys);
     this.settings = new TenantSettings(base);
-    this.alarms = new Alarms(base);
-    const services = { ...base, settings: this.settings, alarms: this.alarms };
+    this.alarms = new Alarms({ ...base, settings: this.settings });
+    this.learning = new Learning({ ...base, settings: this.settings, alarms: this.alarms });
+    const services = { ...base, settings: this.settings, alarms: this.alarms, learning: this.learning };
     this.writes = new CatalogWrites(services);
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
@@ -159,6 +166,30 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "admin", () => ok(this.auditLog.page(options)));
   }
 
+  // ---- learned from use ------------------------------------------------------------------------
+
+  /** What one tool learned (it must be in the catalog), with its terms' current weights. */
+  async learnedTool(caller: Caller, toolId: string): Promise<Result<LearnedToolInfo>> {
+    return this.guarded(caller, "admin", () => {
+      const row = this.reads.getTool(toolId);
+      if (!row.ok) return row;
+      return ok(this.learning.tool(toolId) ?? { tool_id: toolId, credits: 0, last_credit_at: null, terms: [] });
+    });
+  }
+
+  /** A page of the tools that learned something, by tool id. */
+  async learnedTools(
+    caller: Caller,
+    options: { after: string | null; limit: number },
+  ): Promise<Result<{ tools: LearnedPage["tools"]; more: boolean }>> {
+    return this.guarded(caller, "admin", () => ok(this.learning.page(options.after, options.limit)));
+  }
+
+  /** Forgets what every tool learned: the ranking is then exactly what it was before any learning. */
+  async forgetLearned(caller: Caller): Promise<Result<{ tools: number; terms: number }>> {
+    return this.guarded(caller, "admin", () => this.learning.forgetAll(caller));
+  }
+
   // ---- keys ---------------------------------------------------------------------------------------
 
   async createKey(caller: Caller, scopes: Scope[], label: string | null): Promise<Result<KeyInfo & { key: string }>> {
@@ -205,6 +236,15 @@ export class TenantObject extends DurableObject<Env> {
 
   async getTool(caller: Caller, id: string): Promise<Result<ToolRow>> {
     return this.guarded(caller, "search", () => this.reads.getTool(id));
+  }
+
+  /** A tool's row read for a session's model (MCP `tool_describe`): like getTool, and use of the tool (learning). */
+  async describeTool(caller: Caller, sessionId: string, id: string): Promise<Result<ToolRow>> {
+    return this.guarded(caller, "search", () => {
+      const row = this.reads.getTool(id);
+      if (row.ok) this.sessions.used(sessionId, row.value.id);
+      return row;
+    });
   }
 
   async catalog(caller: Caller): Promise<Result<Catalog>> {

@@ -2,14 +2,15 @@
  * What a tenant object gives every service it wires: the storage over its one SQLite database and what only the
  * object itself can give (configuration, transactions, the alarm). Each service takes the parts it uses, named in a
  * `Pick` of this, plus the other services it calls, by their own types, so its dependencies show at its head. The
- * services call one another in one direction (settings and alarms, then sessions, then catalog reads, then search),
- * so no file imports one that imports it back.
+ * services call one another in one direction (settings and alarms, then learning, then sessions, then catalog reads,
+ * then search), so no file imports one that imports it back.
  */
 import type { ServiceConfig } from "../config/env.ts";
 import type { AuditLog } from "./audit-log.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
+import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
 import type { QueryLog } from "./query-log.ts";
 import type { SessionStore } from "./session-store.ts";
@@ -20,6 +21,8 @@ export interface TenantParts {
   repo: CatalogRepo;
   views: CatalogViews;
   sessionStore: SessionStore;
+  /** What tools learned from use (the rows behind the index's usage field). */
+  learned: LearnedStore;
   index: IndexCache;
   auditLog: AuditLog;
   /** The query log's buffer and its aggregates (query-log.ts). */

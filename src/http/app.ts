@@ -26,6 +26,7 @@ import { registerExportRoutes } from "./routes/export.ts";
 import { registerInsightRoutes } from "./routes/insights.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
+import { registerLearnedRoutes } from "./routes/learned.ts";
 import { registerTenantRoutes } from "./routes/tenants.ts";
 import { API_VERSION } from "./version.ts";
 
@@ -110,6 +111,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
   registerInsightRoutes(app, config);
+  registerLearnedRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -50,7 +50,7 @@ export const DEFAULT_INDEX_OPTIONS: IndexOptions = {
   enumValues: true,
 };
 
-/** The terms a field's text contributes to the index (see tokenizer.ts): words, plus the description's opening phrases. */
+/** The terms a field's text contributes to the index (tokenizer.ts): words, and the description's opening phrases. */
 export function fieldTerms(analyze: Analyze, phraseTerms: number): (field: string, text: string) => string[] {
   return (field, text) => {
     const terms = analyze(text);

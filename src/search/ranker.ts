@@ -10,9 +10,17 @@
  * distinct words gains over one that repeats a single word, and one occurrence in a field of weight
  * 1 and average length is worth exactly (1 + delta) * idf(t).
  *
+ * The `usage` field (what the tool learned from use, usage.ts) joins tf~ like any field, with weight w_usage and no
+ * length normalisation (b = 0: a much-used tool's many learned words are not a long text): tf~ += w_usage * tf_usage.
+ * Its document frequency counts too: n_t = max(tools whose text holds t, tools whose usage holds t). For a word only
+ * usage holds that is the number of tools that learned it; for a word of the tools' own text, learning changes its idf
+ * only once more tools learned it than hold it in their text (a lower bound of the union, exact when one set holds the
+ * other). With no learned terms, scores are exactly those of the text alone. A tool that holds a query word only in
+ * its usage field holds it (Scored.ownWords, wordBits), but does not name it (namedWords).
+ *
  * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
  */
-import { FIELDS, type Field } from "../catalog/fields.ts";
+import { FIELDS, type Field, type ScoredField } from "../catalog/fields.ts";
 import {
   documentFrequency,
   ensureClean,
@@ -23,11 +31,12 @@ import {
   TF_MAX,
   type PostingsStore,
 } from "./postings.ts";
+import type { UsagePostings } from "./usage.ts";
 
 interface FieldParams {
   /** How much one occurrence in this field counts relative to one in the description. */
   weight: number;
-  /** Length normalisation, 0 (none) to 1 (full). */
+  /** Length normalisation, 0 (none) to 1 (full); the usage field has none (0). */
   b: number;
 }
 
@@ -35,7 +44,7 @@ export interface Bm25fParams {
   k1: number;
   /** BM25+'s per-matched-term lower bound, in units of the term's idf. */
   delta: number;
-  fields: Record<Field, FieldParams>;
+  fields: Record<ScoredField, FieldParams>;
 }
 
 /** Chosen with `npm run eval` (see docs/quality.md); one set of parameters serves every tenant. */
@@ -48,6 +57,7 @@ export const DEFAULT_BM25F: Bm25fParams = {
     description: { weight: 1, b: 0.75 },
     params: { weight: 0.35, b: 0.75 },
     keywords: { weight: 2, b: 0.3 },
+    usage: { weight: 1, b: 0 },
   },
 };
 
@@ -67,6 +77,9 @@ export interface Scored {
 /** The fields a tool is called by: a query made only of words from them names the tool. */
 const NAMING_FIELDS: readonly Field[] = ["name", "server", "keywords"];
 const NAMING_MASK = NAMING_FIELDS.reduce((mask, f) => mask | (TF_MAX << (FIELD_SLOT[f] * TF_BITS)), 0);
+
+/** The usage postings of a query term, when its usage field holds it (usage.ts). */
+export type UsageLookup = (term: string) => UsagePostings | undefined;
 
 /** An analysed query term (a word or a two-word phrase) and its weight q(t) in the sum. */
 export interface QueryTerm {
@@ -89,8 +102,8 @@ export interface TermExplanation {
   /** The tenant synonym key that added this term, when a synonym did. */
   via?: string;
   idf: number;
-  /** Raw occurrences of the term per field where it occurs. */
-  tf: Partial<Record<Field, number>>;
+  /** Raw occurrences of the term per field where it occurs; for `usage`, its bounded term frequency. */
+  tf: Partial<Record<ScoredField, number>>;
   /** This term's share of the score. */
   score: number;
 }
@@ -112,12 +125,19 @@ let own = new Uint16Array(1024);
 /** Per id, Scored.wordBits and Scored.synonymBits. */
 let wordBits = new Int32Array(1024);
 let synonymBits = new Int32Array(1024);
+/** Per id, the weighted usage tf of the term being scored, until its text postings have been read (then 0 again). */
+let learned = new Float64Array(1024);
 
 function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 }
 
-/** A term's idf in the store, or 0 when no document holds it. */
+/** A term's document frequency: tools holding it in their text, or in their usage field if more do. */
+function frequency(store: PostingsStore, term: string, own: UsagePostings | undefined): number {
+  return Math.max(documentFrequency(store, term), own?.docs.length ?? 0);
+}
+
+/** A term's idf in the store (the tools' own text), or 0 when no document holds it. */
 export function idfOf(store: PostingsStore, term: string): number {
   const df = documentFrequency(store, term);
   return df === 0 ? 0 : idf(store.docs, df);
@@ -131,9 +151,14 @@ export function scoreUnit(docs: number): number {
   return Math.log(1 + docs);
 }
 
-/** part(t) for a term of weight q and idf, given its tf~ in a document; 0 when only fields weighted 0 hold it. */
-function termPart(weightedIdf: number, tf: number, params: Bm25fParams): number {
-  return tf > 0 ? weightedIdf * (((params.k1 + 1) * tf) / (params.k1 + tf) + params.delta) : 0;
+/**
+ * part(t) for a term of weight q and idf, given its tf~ in a document; 0 when only fields weighted 0 hold it.
+ * `text`: whether the tool's own text holds the term. BM25+'s floor (delta) rewards covering more of the query in
+ * the tool's own words; a term only the usage field holds gets no floor, so its part shrinks with its weighted tf
+ * (a weak association stays weak, whatever the term's idf).
+ */
+function termPart(weightedIdf: number, tf: number, params: Bm25fParams, text = true): number {
+  return tf > 0 ? weightedIdf * (((params.k1 + 1) * tf) / (params.k1 + tf) + (text ? params.delta : 0)) : 0;
 }
 
 function averages(store: PostingsStore): Record<Field, number> {
@@ -167,7 +192,8 @@ function weightedTf(fields: FieldTable, packed: number, doc: number): number {
 
 /**
  * The `limit` best documents for `terms`, best first; equal scores ordered by `tieKey` ascending.
- * Terms must already be analysed and de-duplicated (query.ts).
+ * Terms must already be analysed and de-duplicated (query.ts). `usage` gives each term's usage postings, if any;
+ * a tool holding a word only in its usage field holds it (ownWords, wordBits), but does not name it (namedWords).
  */
 export function scoreTerms(
   store: PostingsStore,
@@ -175,9 +201,11 @@ export function scoreTerms(
   params: Bm25fParams,
   limit: number,
   tieKey: (internalId: number) => string,
+  usage?: UsageLookup,
 ): Scored[] {
   ensureClean(store);
   const fields = fieldTable(store, params);
+  const usageWeight = params.fields.usage.weight;
   let count = 0;
   // Every term's part is added to a document's sum in query-term order, so a score does not
   // depend on which segment (frozen or delta) holds an entry.
@@ -185,8 +213,10 @@ export function scoreTerms(
   let termIsWord = false;
   let termBits = 0;
   let termKeyBits = 0;
-  const add = (doc: number, packed: number) => {
-    const tf = weightedTf(fields, packed, doc);
+  /** Whether the current term has usage postings, staged in `learned` until its text postings are read. */
+  let staged = false;
+  /** `text`: whether the tool's own text holds the term (else only its usage field does). */
+  const accumulate = (doc: number, tf: number, packed: number, text: boolean) => {
     if (doc >= scratch.length) {
       scratch = grown(scratch, doc);
       marked = grown(marked, doc);
@@ -200,7 +230,7 @@ export function scoreTerms(
       marked[doc] = 1;
       touched[count++] = doc;
     }
-    scratch[doc]! += termPart(termIdf, tf, params);
+    scratch[doc]! += termPart(termIdf, tf, params, text);
     if (termIsWord) {
       own[doc]!++;
       if ((packed & NAMING_MASK) !== 0) named[doc]!++;
@@ -208,19 +238,47 @@ export function scoreTerms(
     wordBits[doc]! |= termBits;
     synonymBits[doc]! |= termKeyBits;
   };
+  const add = (doc: number, packed: number) => {
+    let tf = weightedTf(fields, packed, doc);
+    if (staged && doc < learned.length) {
+      tf += learned[doc]!;
+      learned[doc] = 0;
+    }
+    accumulate(doc, tf, packed, true);
+  };
   for (const { term, weight, word, bits, keyBits } of terms) {
-    const df = documentFrequency(store, term);
+    const held = usageWeight > 0 ? usage?.(term) : undefined;
+    const df = frequency(store, term, held);
     if (df === 0) continue;
     termIdf = weight * idf(store.docs, df);
     termIsWord = word === true;
     termBits = bits ?? 0;
     termKeyBits = keyBits ?? 0;
+    staged = held !== undefined;
+    if (held) stage(held, usageWeight);
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, add);
     const list = store.delta.get(term);
     if (list) for (let i = 0; i < list.length; i += 2) add(list[i]!, list[i + 1]!);
+    // Tools that hold the term only in their usage field.
+    if (held)
+      for (const doc of held.docs) {
+        const tf = learned[doc]!;
+        if (tf === 0) continue;
+        learned[doc] = 0;
+        accumulate(doc, tf, 0, false);
+      }
   }
   return topK(count, limit, tieKey);
+}
+
+/** Puts each usage posting's weighted tf into `learned`, by internal id, for `add` to take. */
+function stage(postings: UsagePostings, weight: number): void {
+  const last = postings.docs[postings.docs.length - 1]!;
+  if (last >= learned.length) learned = grown(learned, last);
+  postings.docs.forEach((doc, i) => {
+    learned[doc] = weight * postings.tfs[i]!;
+  });
 }
 
 function grown<T extends Float64Array | Int32Array | Uint16Array | Uint8Array>(array: T, index: number): T {
@@ -278,30 +336,43 @@ export function explainTerms(
   terms: readonly QueryTerm[],
   params: Bm25fParams,
   internalIds: readonly number[],
+  usage?: UsageLookup,
 ): Map<number, TermExplanation[]> {
   ensureClean(store);
   const fields = fieldTable(store, params);
+  const usageWeight = params.fields.usage.weight;
   const out = new Map<number, TermExplanation[]>(internalIds.map((id) => [id, []]));
   for (const { term, weight, via } of terms) {
-    const df = documentFrequency(store, term);
+    const held = usageWeight > 0 ? usage?.(term) : undefined;
+    const df = frequency(store, term, held);
     if (df === 0) continue;
     const termIdf = idf(store.docs, df);
-    const explain = (doc: number, packed: number) => {
+    const usageTf = (doc: number) => {
+      const at = held ? held.docs.indexOf(doc) : -1;
+      return at >= 0 ? held!.tfs[at]! : 0;
+    };
+    const explained = new Set<number>();
+    const explain = (doc: number, packed: number, text: boolean) => {
       const parts = out.get(doc);
-      if (!parts) return;
-      const counts: Partial<Record<Field, number>> = {};
+      if (!parts || explained.has(doc)) return;
+      explained.add(doc);
+      const counts: TermExplanation["tf"] = {};
       FIELDS.forEach((name, slot) => {
         const count = (packed >> fields[slot]!.shift) & TF_MAX;
         if (count !== 0) counts[name] = count;
       });
-      const tf = weightedTf(fields, packed, doc);
+      const learnedTf = usageTf(doc);
+      if (learnedTf > 0) counts.usage = learnedTf;
+      let tf = weightedTf(fields, packed, doc);
+      if (learnedTf > 0) tf += usageWeight * learnedTf;
       const part = { term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts };
-      parts.push({ ...part, score: termPart(weight * termIdf, tf, params) });
+      parts.push({ ...part, score: termPart(weight * termIdf, tf, params, text) });
     };
     const t = frozenTerm(store, term);
-    if (t >= 0) forEachFrozen(store, t, explain);
+    if (t >= 0) forEachFrozen(store, t, (doc, packed) => explain(doc, packed, true));
     const list = store.delta.get(term);
-    if (list) for (let i = 0; i < list.length; i += 2) explain(list[i]!, list[i + 1]!);
+    if (list) for (let i = 0; i < list.length; i += 2) explain(list[i]!, list[i + 1]!, true);
+    if (held) for (const doc of held.docs) explain(doc, 0, false);
   }
   return out;
 }

@@ -11,6 +11,9 @@
  * nothing to insert.
  * Those sections come first and contiguous, so that one copy keeps them and lets the rest go.
  *
+ * The last section is the usage field (what tools learned from use, usage.ts) as JSON, with the learned-state version
+ * it reflects, so that the tenant can tell a snapshot whose learned part is stale (it then reloads only that part).
+ *
  * Encoding yields parts (the header, then each section with its padding) that mostly are views
  * of the index's own arrays: writing a snapshot does not hold a second copy of the postings.
  */
@@ -18,10 +21,11 @@ import { FIELDS, type Field } from "../catalog/fields.ts";
 import { emptyTable, type HashTable } from "./name-store.ts";
 import type { Saved } from "./orama.ts";
 import { createPostingsStore, frozenEntries, type PostingsStore } from "./postings.ts";
+import { UsageField, type SavedUsage } from "./usage.ts";
 
 const MAGIC = 0x58495354; // "TSIX" read as a little-endian u32
 /** Bump when the byte layout changes. Changes to analysis are covered by INDEX_VERSION. */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 const SECTIONS = [
   // Kept as views after a restore (see RETAINED):
@@ -38,6 +42,7 @@ const SECTIONS = [
   "ids",
   "records",
   "terms",
+  "usage",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 /** The leading sections that the restored index keeps as views. */
@@ -63,8 +68,11 @@ interface SavedNames {
   tails: HashTable;
 }
 
+/** What a snapshot holds: the database's saved state and the usage field. */
+type SavedIndex = Saved<PostingsStore, SavedNames> & { usage: SavedUsage };
+
 /** The snapshot as parts to be written in order; most are views of the index's arrays. */
-export function encodeSnapshotParts(saved: Saved<PostingsStore, SavedNames>, indexVersion: number): Uint8Array[] {
+export function encodeSnapshotParts(saved: SavedIndex, indexVersion: number): Uint8Array[] {
   const { index: store, docs: names, ids } = saved;
   const slots = ids.length;
   const meta: Meta = { slots, docs: store.docs, count: names.count, totals: store.totals };
@@ -85,6 +93,7 @@ export function encodeSnapshotParts(saved: Saved<PostingsStore, SavedNames>, ind
     ids: utf8(joined(ids)),
     records: utf8(joined(records)),
     terms: utf8(joined(store.terms)),
+    usage: utf8(JSON.stringify(saved.usage)),
   };
   const header = new Uint8Array(FIXED_HEADER + 4 * SECTIONS.length);
   const view = new DataView(header.buffer);
@@ -102,7 +111,7 @@ export function encodeSnapshotParts(saved: Saved<PostingsStore, SavedNames>, ind
   return parts;
 }
 
-export function encodeSnapshot(saved: Saved<PostingsStore, SavedNames>, indexVersion: number): Uint8Array {
+export function encodeSnapshot(saved: SavedIndex, indexVersion: number): Uint8Array {
   return concat(encodeSnapshotParts(saved, indexVersion));
 }
 
@@ -117,7 +126,10 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /** Reads a snapshot back into the state a database loads. Throws SnapshotError on anything unexpected. */
-export function decodeSnapshot(input: Uint8Array, indexVersion: number): Saved<PostingsStore, SavedNames> {
+export function decodeSnapshot(
+  input: Uint8Array,
+  indexVersion: number,
+): Saved<PostingsStore, SavedNames> & { usage: UsageField } {
   // Views need 4-byte alignment; bytes from storage usually start a fresh buffer, else copy once.
   const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
   if (bytes.byteLength < FIXED_HEADER) throw new SnapshotError("snapshot too short");
@@ -159,7 +171,17 @@ export function decodeSnapshot(input: Uint8Array, indexVersion: number): Saved<P
     exact: table(sections, "exact"),
     tails: table(sections, "tails"),
   };
-  return { ids, index: store, docs: names };
+  return { ids, index: store, docs: names, usage: parseUsage(sections.usage, meta.slots) };
+}
+
+function parseUsage(bytes: Uint8Array, slots: number): UsageField {
+  try {
+    const saved = JSON.parse(new TextDecoder().decode(bytes)) as SavedUsage;
+    if (!Number.isInteger(saved.version) || !Array.isArray(saved.tools)) throw new Error();
+    return UsageField.load(saved, slots);
+  } catch {
+    throw new SnapshotError("snapshot usage unreadable");
+  }
 }
 
 /** Records indexed by internal id (from 1); removed documents' empty records become holes. */

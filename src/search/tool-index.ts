@@ -5,7 +5,7 @@
  * Pure TypeScript with no `cloudflare:*` imports: the Durable Object, the Node scripts (eval,
  * bench) and the tests all run exactly this code.
  */
-import { FIELDS, type Field } from "../catalog/fields.ts";
+import { FIELDS, type ScoredField } from "../catalog/fields.ts";
 import {
   DEFAULT_INDEX_OPTIONS,
   fieldTerms,
@@ -30,11 +30,14 @@ import {
   type Bm25fParams,
   type QueryTerm,
   type TermExplanation,
+  type UsageLookup,
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
 import { absentServices, compileServices, type ServiceNames, serviceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { builtin, compileRules } from "./thesaurus/index.ts";
+import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
+import { UsageField, type LearnedTool } from "./usage.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -61,6 +64,10 @@ export interface SearchOptions {
   names?: boolean;
   /** Ranking constants, for the evaluation's ablations (defaults: DEFAULT_TUNING). */
   tuning?: Partial<Tuning>;
+  /** The usage field's clock: learned weights decay to this day (learning.ts `dayOf`); default today. */
+  day?: number;
+  /** The tenant's `learn_half_life_days`. */
+  halfLifeDays?: number;
 }
 
 /**
@@ -122,10 +129,10 @@ export const DEFAULT_TUNING: Tuning = {
  */
 type Match = "exact-name" | "name-tail" | "server-name" | "name-words" | "synonyms" | "terms";
 
-export interface Explanation {
+interface Explanation {
   match: Match;
   /** Query terms found, per field. */
-  fields: Partial<Record<Field, string[]>>;
+  fields: Partial<Record<ScoredField, string[]>>;
   /** Each matched term's weight, idf (nats), counts per field and part of the score (score units). */
   terms: TermExplanation[];
   /** The server-context part of the score, when the tool has one (server-context.ts). */
@@ -216,6 +223,8 @@ function createDb(analyzers: Analyzers, options: IndexOptions): Db {
 
 export class ToolIndex {
   private readonly db: Db;
+  /** What the tools learned from use: their `usage` field (usage.ts), kept beside the text's postings. */
+  private usage = new UsageField();
   /**
    * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
    * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
@@ -274,17 +283,18 @@ export class ToolIndex {
     const saved = decodeSnapshot(bytes, INDEX_VERSION);
     db.load(saved);
     const index = new ToolIndex(db, DEFAULT_INDEX_OPTIONS, analyzers);
+    index.usage = saved.usage;
     index.idsPending = saved.ids.length > 0;
     return index;
   }
 
   snapshot(): Uint8Array {
-    return encodeSnapshot(this.db.save(), INDEX_VERSION);
+    return encodeSnapshot({ ...this.db.save(), usage: this.usage.save() }, INDEX_VERSION);
   }
 
   /** The snapshot as parts to write in order, mostly views of the index: no second copy of the postings. */
   snapshotParts(): Uint8Array[] {
-    return encodeSnapshotParts(this.db.save(), INDEX_VERSION);
+    return encodeSnapshotParts({ ...this.db.save(), usage: this.usage.save() }, INDEX_VERSION);
   }
 
   get size(): number {
@@ -314,16 +324,71 @@ export class ToolIndex {
 
   private upsertSlice(tools: SearchableTool[]): void {
     const docs = tools.map((tool) => toSearchDocument(tool, this.options));
-    this.remove(docs.map((d) => d.id));
+    // A tool keeps its internal id, and with it what it learned, when its text is replaced.
+    this.removeText(docs.map((d) => d.id));
     this.db.insert(docs);
     settle(this.postings());
     freezeNames(this.names(), false);
   }
 
+  /** Removes tools, and what they learned. */
   remove(ids: Iterable<string>): void {
+    const present = this.removeText(ids);
+    for (const id of present) this.usage.drop(this.idMap().get(id)!);
+  }
+
+  private removeText(ids: Iterable<string>): string[] {
     const present = [...ids].filter((id) => this.has(id));
-    if (present.length === 0) return;
-    this.db.remove(present);
+    if (present.length > 0) this.db.remove(present);
+    return present;
+  }
+
+  // ---- learned from use (the usage field) ----------------------------------------------------------
+
+  /** The learned-state version (the tenant's counter of changes to what tools learned) this index reflects. */
+  get learnedVersion(): number {
+    return this.usage.version;
+  }
+
+  /** Tools with learned terms. */
+  get learnedTools(): number {
+    return this.usage.size;
+  }
+
+  /** The learned state changed in ways this index already reflects (tools removed with what they learned). */
+  markLearned(version: number): void {
+    this.usage.version = version;
+  }
+
+  /** Replaces what one tool learned (no terms: forgets it); a tool not in the index is ignored. */
+  setLearned(id: string, learned: LearnedTool, version: number): void {
+    if (this.has(id)) this.usage.set(this.idMap().get(id)!, learned);
+    this.usage.version = version;
+  }
+
+  /** Replaces everything tools learned, as from the tenant's rows; tools not in the index are ignored. */
+  loadLearned(tools: Iterable<{ id: string } & LearnedTool>, version: number): void {
+    const usage = new UsageField();
+    for (const tool of tools) if (this.has(tool.id)) usage.set(this.idMap().get(tool.id)!, tool);
+    usage.version = version;
+    this.usage = usage;
+  }
+
+  /** The usage field as of the search's day; undefined when no tool learned anything. */
+  private usageLookup(options: SearchOptions): UsageLookup | undefined {
+    if (this.usage.size === 0) return undefined;
+    const day = options.day ?? dayOf(Date.now());
+    const halfLife = options.halfLifeDays ?? DEFAULT_HALF_LIFE_DAYS;
+    const cache = new Map<string, ReturnType<UsageLookup>>();
+    return (term) => {
+      if (!cache.has(term)) cache.set(term, this.usage.postings(term, day, halfLife));
+      return cache.get(term);
+    };
+  }
+
+  /** A term's document frequency, counting the usage field (ranker.ts): tools with it in their text or usage. */
+  private frequency(term: string, usage: UsageLookup | undefined): number {
+    return Math.max(documentFrequency(this.postings(), term), usage?.(term)?.docs.length ?? 0);
   }
 
   /** Merges pending writes into the compact layout (done anyway before a snapshot and when writes pile up). */
@@ -345,6 +410,8 @@ export class ToolIndex {
     const params = options.params ?? DEFAULT_BM25F;
     const tuning = { ...DEFAULT_TUNING, ...options.tuning };
     const store = this.postings();
+    // A usage field weighted 0 is no field at all: not in scores, document frequencies or coverage.
+    const usage = params.fields.usage.weight > 0 ? this.usageLookup(options) : undefined;
     const { terms, sequence } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
       ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
@@ -352,9 +419,10 @@ export class ToolIndex {
       analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
       phraseWeight: tuning.phraseWeight,
-      df: (term) => documentFrequency(store, term),
+      df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });
+    // What the catalog lacks is judged on the tools' own text: learning does not make a missing service present.
     const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
@@ -371,6 +439,7 @@ export class ToolIndex {
       params,
       Math.max(CANDIDATES, options.limit + named.size),
       (i) => ids[i - 1]!,
+      usage,
     );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
     const cover = coverage(terms, store, tuning);
@@ -397,6 +466,7 @@ export class ToolIndex {
       terms,
       params,
       unranked.map((id) => this.idMap().get(id)!),
+      usage,
     );
     for (const [id, match] of named) {
       const evidence =
@@ -413,7 +483,7 @@ export class ToolIndex {
     const closest = top.length === 0 ? all.slice(0, CLOSEST) : [];
     if (options.explain) {
       const penalty = { absent, weight: tuning.absentServiceWeight };
-      this.explain([...top, ...closest], terms, params, unit, context, penalty);
+      this.explain([...top, ...closest], terms, params, unit, context, penalty, usage);
     }
     return { hits: top, absent, closest };
   }
@@ -426,14 +496,15 @@ export class ToolIndex {
     unit: number,
     context: ReadonlyMap<string, Context>,
     penalty: { absent: string[]; weight: number },
+    usage: UsageLookup | undefined,
   ): void {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
-    const explained = explainTerms(this.postings(), terms, params, internal);
+    const explained = explainTerms(this.postings(), terms, params, internal, usage);
     hits.forEach((hit, i) => {
       const parts = explained.get(internal[i]!)!.map((p) => ({ ...p, score: p.score / unit }));
       const fields: Explanation["fields"] = {};
       for (const part of parts) {
-        for (const f of Object.keys(part.tf) as Field[]) {
+        for (const f of Object.keys(part.tf) as ScoredField[]) {
           fields[f] ??= [];
           fields[f].push(part.term);
         }

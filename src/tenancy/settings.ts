@@ -3,8 +3,9 @@
  * validated as a whole, so a tenant never holds a setting the service cannot honour.
  */
 import { z } from "zod";
-import { FIELDS, type Field } from "../catalog/fields.ts";
+import { SCORED_FIELDS, type ScoredField } from "../catalog/fields.ts";
 import { DeferSchema } from "../catalog/tool.ts";
+import { DEFAULT_HALF_LIFE_DAYS } from "../search/learning.ts";
 
 const weight = z.number().min(0).max(20);
 
@@ -70,11 +71,14 @@ export const SettingsSchema = z
       ),
     field_weights: z
       .strictObject(
-        Object.fromEntries(FIELDS.map((f) => [f, weight.optional()])) as Record<Field, z.ZodOptional<typeof weight>>,
+        Object.fromEntries(SCORED_FIELDS.map((f) => [f, weight.optional()])) as Record<
+          ScoredField,
+          z.ZodOptional<typeof weight>
+        >,
       )
       .default({})
       .describe(
-        "Per-field BM25F weights (name, server, description, params, keywords); unset fields keep the defaults",
+        "Per-field BM25F weights (name, server, description, params, keywords, usage); unset fields keep the defaults",
       ),
     builtin_synonyms: z
       .boolean()
@@ -83,6 +87,20 @@ export const SettingsSchema = z
         "Expand queries with the built-in vocabulary of software capabilities (pr -> pull request, ticket ~ issue) " +
           "at reduced weight; the tenant's own synonyms extend and override it",
       ),
+    learn_from_use: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Learn from use: the words of a session's searches are credited to the catalog tool it then resolves, and " +
+          "searched as that tool's usage field. false records and credits nothing (what was learned stays until " +
+          "DELETE /learned)",
+      ),
+    learn_half_life_days: z
+      .number()
+      .min(1)
+      .max(3650)
+      .default(DEFAULT_HALF_LIFE_DAYS)
+      .describe("Learned credit halves every this many days (decay advances daily)"),
     log_queries: z
       .boolean()
       .default(true)
@@ -117,6 +135,8 @@ export const SettingsSchema = z
       mcp_turn_idle_seconds: 30,
       field_weights: { name: 4 },
       builtin_synonyms: true,
+      learn_from_use: true,
+      learn_half_life_days: DEFAULT_HALF_LIFE_DAYS,
       log_queries: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
       allowed_origins: [],
@@ -146,13 +166,15 @@ export const SettingsPatchSchema = z
       .optional(),
     field_weights: z
       .strictObject(
-        Object.fromEntries(FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<
-          Field,
+        Object.fromEntries(SCORED_FIELDS.map((f) => [f, weight.nullable().optional()])) as Record<
+          ScoredField,
           z.ZodOptional<z.ZodNullable<typeof weight>>
         >,
       )
       .optional(),
     builtin_synonyms: z.boolean().optional(),
+    learn_from_use: z.boolean().optional(),
+    learn_half_life_days: z.number().min(1).max(3650).optional(),
     log_queries: z.boolean().optional(),
     plan: z
       .strictObject({

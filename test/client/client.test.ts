@@ -173,6 +173,22 @@ describe("ToolSearchClient", () => {
     },
   );
 
+  it("reads what tools learned from use, and forgets it", async () => {
+    const { api } = await freshTenant();
+    await api.tools.upsert([{ server: "weather", ...weather }]);
+    await api.sessions.create({ session_id: "learner" });
+    const session = api.session("learner");
+    await session.search({ query: "forecast for Paris" });
+    await session.search({ tool_id: "weather::get_weather" });
+    await session.resolve({ name: "weather__get_weather" });
+    const tool = await api.learned.tool("weather::get_weather");
+    expect(tool).toMatchObject({ tool_id: "weather::get_weather", credits: 1 });
+    expect(tool.terms.map((t) => t.term).sort()).toEqual(["forecast", "pari"]);
+    expect((await api.learned.list({ limit: 5 })).tools).toMatchObject([{ tool_id: "weather::get_weather" }]);
+    expect(await api.learned.forget()).toEqual({ tools: 1, terms: 2 });
+    expect((await api.learned.list()).tools).toEqual([]);
+  });
+
   it("reads the deferred list and the plan, and converts tool results", async () => {
     const { api } = await freshTenant();
     await api.tools.upsert([{ server: "weather", ...weather }]);

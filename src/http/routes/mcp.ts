@@ -91,7 +91,8 @@ function backendFor(c: Context<AppEnv>, config: ServiceConfig, sessionId: string
           "invalid-request",
           `Invalid tool_describe arguments: ${issueReasons(parsed.error.issues).join("; ")}`,
         );
-      const row = await tenant.getTool(caller, parsed.data.tool_id);
+      // Reading a tool's definition to call it is use: the session's searches this turn are credited to it.
+      const row = await tenant.describeTool(caller, sessionId, parsed.data.tool_id);
       if (!row.ok) return row;
       const definition = renderDefinition(row.value, "mcp");
       return ok({

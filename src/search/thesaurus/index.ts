@@ -50,7 +50,7 @@ import {
   type ThesaurusRule,
 } from "./parse.ts";
 
-export type { CompiledThesaurus, ThesaurusProblem, ThesaurusRule } from "./parse.ts";
+export type { CompiledThesaurus } from "./parse.ts";
 export { compileRules, parseServices, parseSynonyms } from "./parse.ts";
 
 /** The version of the built-in data (a date): bump it with every change of a file under data/. */
