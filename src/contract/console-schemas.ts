@@ -85,6 +85,23 @@ export const UsageSchema = z
         tools: z.array(z.string()).describe("The first `top` of them, by tool id"),
       })
       .describe("Catalog tools that no search or lookup of the range returned"),
+    learning: z
+      .object({
+        learn_from_use: z.boolean().describe("The tenant's setting: whether sessions' searches are credited"),
+        tools: z.number().int().describe("Tools that learned something (they have a usage field)"),
+        terms: z.number().int().describe("Learned terms kept, over all those tools"),
+        credits: z
+          .number()
+          .int()
+          .describe("Credits those tools received in all (a session resolved one after a search)"),
+        most_credited: z
+          .array(z.object({ tool_id: z.string(), credits: z.number().int(), last_credit_at: z.string() }))
+          .describe("The first `top` tools by credits; their terms: GET .../learned?tool_id= (admin scope)"),
+      })
+      .describe(
+        "What learning from use has added, as of now (not limited to the range): learned words are searched as " +
+          "each tool's usage field",
+      ),
   })
   .meta({
     id: "Usage",
@@ -100,6 +117,15 @@ export const UsageSchema = z
       ],
       top_no_match: [{ query: "open a zendesk ticket", chars: 21, count: 2, last_at: "2026-12-02T10:00:00.000Z" }],
       never_returned: { count: 1, tools: ["github::delete_repo"] },
+      learning: {
+        learn_from_use: true,
+        tools: 1,
+        terms: 2,
+        credits: 24,
+        most_credited: [
+          { tool_id: "github::create_pull_request", credits: 24, last_credit_at: "2026-12-01T10:00:00.000Z" },
+        ],
+      },
     },
   });
 export type Usage = z.infer<typeof UsageSchema>;

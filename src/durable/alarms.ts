@@ -1,8 +1,9 @@
 /**
  * The tenant object's one alarm, which serves every timed duty: writing the index snapshot once
  * catalog writes settle, writing the query log's buffer, ending expired sessions, and once a day, while
- * tools have learned something, deleting learned terms that have decayed away. A Durable Object has a single alarm, so the
- * planned time only ever moves earlier, and the alarm plans itself again for what remains.
+ * tools have learned something, deleting learned terms that have decayed away. A Durable Object has a
+ * single alarm, so the planned time only ever moves earlier, and the alarm plans itself again for what
+ * remains.
  */
 import { dayOf } from "../search/learning.ts";
 import { FLUSH_DELAY_MS } from "./query-log.ts";
@@ -16,7 +17,10 @@ const ALARM_OVERDUE_MS = 60_000;
 /** While tools have learned something, the alarm comes back this often to prune what decayed away. */
 const PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
 
-type Parts = Pick<TenantParts, "meta" | "index" | "sessionStore" | "queryLog" | "learned" | "transaction" | "setAlarm"> & {
+type Parts = Pick<
+  TenantParts,
+  "meta" | "index" | "sessionStore" | "queryLog" | "learned" | "transaction" | "setAlarm"
+> & {
   settings: TenantSettings;
 };
 

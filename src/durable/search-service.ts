@@ -223,6 +223,7 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
       idf: round(t.idf),
       ...(t.tf.usage ? { tf: { ...t.tf, usage: round(t.tf.usage) } } : {}),
       score: round(t.score),
+      parts: Object.fromEntries(Object.entries(t.parts).map(([f, v]) => [f, round(v)])),
     })),
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),

@@ -18,7 +18,7 @@ export interface UsageRequest {
   top: number;
 }
 
-type Parts = Pick<TenantParts, "config" | "queryLog"> & { settings: TenantSettings };
+type Parts = Pick<TenantParts, "config" | "queryLog" | "learned"> & { settings: TenantSettings };
 
 export class UsageService {
   private readonly tenant: Parts;
@@ -43,6 +43,7 @@ export class UsageService {
       }),
       { searches: 0, no_match: 0, lookups: 0, budget_exhausted: 0 },
     );
+    const learned = this.tenant.learned.summary(request.top);
     return ok({
       from: dayString(from),
       to: dayString(to),
@@ -54,6 +55,17 @@ export class UsageService {
         .topNoMatch(from * DAY_MS, (to + 1) * DAY_MS - 1, request.top)
         .map((q) => ({ query: q.query, chars: q.chars, count: q.count, last_at: new Date(q.last_at).toISOString() })),
       never_returned: log.neverReturned(from, to, request.top),
+      learning: {
+        learn_from_use: this.tenant.settings.current().learn_from_use,
+        tools: learned.tools,
+        terms: learned.terms,
+        credits: learned.credits,
+        most_credited: learned.most.map((t) => ({
+          tool_id: t.id,
+          credits: t.credits,
+          last_credit_at: new Date(t.creditedAt).toISOString(),
+        })),
+      },
     });
   }
 }

@@ -70,9 +70,9 @@ export const FINDINGS = {
 
 export type FindingCode = keyof typeof FINDINGS;
 export const FINDING_CODES = Object.keys(FINDINGS) as [FindingCode, ...FindingCode[]];
-export type Severity = (typeof FINDINGS)[FindingCode]["severity"];
+type Severity = (typeof FINDINGS)[FindingCode]["severity"];
 
-export interface Finding {
+interface Finding {
   code: FindingCode;
   severity: Severity;
   tool_id: string;

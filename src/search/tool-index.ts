@@ -501,7 +501,11 @@ export class ToolIndex {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal, usage);
     hits.forEach((hit, i) => {
-      const parts = explained.get(internal[i]!)!.map((p) => ({ ...p, score: p.score / unit }));
+      const parts = explained.get(internal[i]!)!.map((p) => ({
+        ...p,
+        score: p.score / unit,
+        parts: Object.fromEntries(Object.entries(p.parts).map(([f, v]) => [f, v / unit])),
+      }));
       const fields: Explanation["fields"] = {};
       for (const part of parts) {
         for (const f of Object.keys(part.tf) as ScoredField[]) {

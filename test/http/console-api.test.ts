@@ -1,12 +1,14 @@
 /**
  * What the console reads, through the API alone: the catalog doctor on a planted catalog (each planted fault reported
  * with its code, a clean tool with none), and usage from the query log (a no-match query shows, log_queries false
- * keeps counts but no text, budget refusals are counted, searches write the log in batches, not each on its own).
+ * keeps counts but no text, budget refusals are counted, searches write the log in batches, not each on its own), what
+ * learning from use has added, and the explanation's parts per field that the playground stacks.
  */
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
+import { newSession, resolve, sessionSearch, tenantWithCatalog } from "./session-helpers.ts";
 
 const ISSUE = "Create a new issue in a repository, with a title, a body and labels";
 const PLANTED = [
@@ -149,5 +151,50 @@ describe("GET /v1/tenants/{t}/usage", () => {
     }
     const ok = await call("GET", `/v1/tenants/${tenant}/usage?from=2026-03-01&to=2026-03-03`, { token: key });
     expect(ok.body.days.map((d: { day: string }) => d.day)).toEqual(["2026-03-01", "2026-03-02", "2026-03-03"]);
+  });
+});
+
+describe("what the console draws from search and learning", () => {
+  type Term = { term: string; via?: string; score: number; tf: Record<string, number>; parts: Record<string, number> };
+
+  it("explain splits each term's part across the fields that hold it, adding up to the term's part", async () => {
+    const { tenant, key } = await tenantWithKey();
+    await upsert(tenant, key, PLANTED);
+    const r = await search(tenant, key, { query: "read the contents of a text file", explain: true, threshold: 0 });
+    expect(r.body.results.length).toBeGreaterThan(0);
+    for (const result of r.body.results) {
+      const terms: Term[] = result.explain.terms;
+      for (const t of terms) {
+        // A part for each field the term occurs in, and none for the others.
+        expect(Object.keys(t.parts).sort()).toEqual(Object.keys(t.tf).sort());
+        const sum = Object.values(t.parts).reduce((n, v) => n + v, 0);
+        expect(Math.abs(sum - t.score)).toBeLessThanOrEqual(0.0001 * Object.keys(t.parts).length);
+      }
+    }
+    const read = r.body.results.find((x: { tool_id: string }) => x.tool_id === "files::read_file");
+    const file: Term = read.explain.terms.find((t: Term) => t.term === "file");
+    // "file" is in the tool's name, its server's name and its description: each has a part of its own.
+    expect(Object.keys(file.parts).sort()).toEqual(["description", "name", "server"]);
+    for (const part of Object.values(file.parts)) expect(part).toBeGreaterThan(0);
+  });
+
+  it("usage says what learning added, and the learned words are the explanation's usage part", async () => {
+    const { tenant, key } = await tenantWithCatalog({ builtin_synonyms: false });
+    const before = await call("GET", `/v1/tenants/${tenant}/usage`, { token: key });
+    expect(before.body.learning).toEqual({ learn_from_use: true, tools: 0, terms: 0, credits: 0, most_credited: [] });
+
+    const id = await newSession(tenant, key, { budget_cap: 10 });
+    expect((await sessionSearch(tenant, key, id, { query: "open a PR" })).status).toBe(200);
+    expect((await sessionSearch(tenant, key, id, { tool_id: "github::merge_pull_request" })).status).toBe(200);
+    expect((await resolve(tenant, key, id, "github::merge_pull_request")).status).toBe(200);
+
+    const after = await call("GET", `/v1/tenants/${tenant}/usage`, { token: key });
+    expect(after.body.learning).toMatchObject({ learn_from_use: true, tools: 1, terms: 2, credits: 1 });
+    expect(after.body.learning.most_credited).toEqual([
+      { tool_id: "github::merge_pull_request", credits: 1, last_credit_at: expect.any(String) },
+    ]);
+    const found = await search(tenant, key, { query: "open a PR", threshold: 0, explain: true });
+    const terms: Term[] = found.body.results[0].explain.terms;
+    for (const t of terms) expect(Object.keys(t.parts)).toEqual(["usage"]);
   });
 });
