@@ -26,9 +26,10 @@ const out = resolve(root, values.out as string);
 mkdirSync(out, { recursive: true });
 
 const shots: string[] = [];
-async function shoot(page: Page, name: string): Promise<void> {
+/** The viewport, or the whole page where what matters is below the fold (catalog, usage). */
+async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
   const path = join(out, `${name}.png`);
-  await page.screenshot({ path });
+  await page.screenshot({ path, fullPage });
   shots.push(relative(root, path));
   console.log(`  ${relative(root, path)}`);
 }
@@ -48,7 +49,8 @@ try {
   await page.waitForSelector('input[name="query"]');
 
   console.log("Taking screenshots…");
-  await page.fill('input[name="query"]', "open a PR");
+  // Words of the tools' own text (merge), a thesaurus synonym (PR: pull request) and a word learned from use (pr).
+  await page.fill('input[name="query"]', "merge my PR");
   await page.press('input[name="query"]', "Enter");
   await page.waitForSelector(".result");
   await page.click(".result details.explain summary");
@@ -57,7 +59,7 @@ try {
   await page.click('nav a[href="#/catalog"]');
   await page.waitForSelector("figure.chart canvas");
   await page.waitForSelector(".decision");
-  await shoot(page, "console-catalog");
+  await shoot(page, "console-catalog", true);
 
   await page.click('nav a[href="#/doctor"]');
   await page.waitForSelector("table");
@@ -65,7 +67,9 @@ try {
 
   await page.click('nav a[href="#/usage"]');
   await page.waitForSelector(".learning table");
-  await shoot(page, "console-usage");
+  // The words tools learned arrive in a second request (GET .../learned).
+  await page.locator('.learning td[data-label^="words learned"]').filter({ hasText: /\w/ }).first().waitFor();
+  await shoot(page, "console-usage", true);
 
   await page.goto(`${worker.url}/docs#op-post-v1-tenants-tenant-search`);
   await page.waitForSelector(".operation");

@@ -4,13 +4,15 @@
  */
 import type { Catalog, Plan, TenantClient, ToolSummary } from "../client/index.ts";
 import { barChart } from "./charts.ts";
-import { fmt, h, show, status, table } from "./dom.ts";
+import { count, fmt, h, show, status, table } from "./dom.ts";
 import { problem } from "./session.ts";
 
 /** Servers drawn one by one in the cost chart; the rest are summed as one bar. */
 const SERVERS_DRAWN = 15;
 /** Tools listed at once under the filter. */
 const TOOLS_SHOWN = 200;
+/** Tools read for the filter (pages of 500): a large catalog is filtered within its first ones, as the page says. */
+const TOOLS_LOADED = 5_000;
 
 export async function catalogPage(root: HTMLElement, client: TenantClient): Promise<void> {
   show(root, h("h1", {}, "Catalog"), status("Loading the catalog…"));
@@ -23,7 +25,8 @@ export async function catalogPage(root: HTMLElement, client: TenantClient): Prom
       h(
         "p",
         { class: "summary" },
-        `Revision ${catalog.revision}: ${fmt(catalog.tools)} tools on ${catalog.servers.length} servers, ` +
+        `Revision ${catalog.revision}: ${count(catalog.tools, "tool")} ` +
+          `on ${count(catalog.servers.length, "server")}, ` +
           `${fmt(catalog.always_loaded)} always loaded, ${fmt(catalog.deferred)} deferred; ` +
           `${fmt(catalog.tokens.catalog)} tokens of definitions (${catalog.tokens.tokenizer}).`,
       ),
@@ -39,7 +42,10 @@ export async function catalogPage(root: HTMLElement, client: TenantClient): Prom
 
 async function allTools(client: TenantClient): Promise<ToolSummary[]> {
   const out: ToolSummary[] = [];
-  for await (const tool of client.tools.all({ limit: 500 })) out.push(tool);
+  for await (const tool of client.tools.all({ limit: 500 })) {
+    out.push(tool);
+    if (out.length >= TOOLS_LOADED) break;
+  }
   return out;
 }
 
@@ -168,7 +174,8 @@ function toolList(catalog: Catalog, tools: ToolSummary[], deferred: Set<string>)
       h(
         "p",
         { class: "summary" },
-        `${fmt(matching.length)} of ${fmt(tools.length)} tools` +
+        `${fmt(matching.length)} of ${count(tools.length, "tool")}` +
+          (catalog.tools > tools.length ? ` (the first ${fmt(tools.length)} of ${fmt(catalog.tools)} by id)` : "") +
           (matching.length > TOOLS_SHOWN ? `; the first ${TOOLS_SHOWN} are listed.` : "."),
       ),
       table(

@@ -1,6 +1,6 @@
 /** The catalog doctor's findings (GET .../doctor): counts per code, then each finding with its reason, by code. */
 import type { DoctorReport, TenantClient } from "../client/index.ts";
-import { fmt, h, show, status, table } from "./dom.ts";
+import { count, fmt, h, show, status, table } from "./dom.ts";
 import { problem } from "./session.ts";
 
 export async function doctorPage(root: HTMLElement, client: TenantClient): Promise<void> {
@@ -51,9 +51,9 @@ function render(root: HTMLElement, client: TenantClient, report: DoctorReport): 
     h(
       "p",
       { class: "summary" },
-      `Revision ${report.revision}, ${fmt(report.tools)} tools: ${fmt(total)} findings. Reach checked with real ` +
-        `searches for ${fmt(report.reach.checked)} of ${fmt(report.reach.of)} tools (threshold ${report.threshold}, ` +
-        `${report.max_results} results).`,
+      `Revision ${report.revision}, ${count(report.tools, "tool")}: ${count(total, "finding")}. ` +
+        `Reach checked with real searches for ${fmt(report.reach.checked)} of ${fmt(report.reach.of)} tools ` +
+        `(threshold ${report.threshold}, ${report.max_results} results).`,
     ),
     h(
       "ul",

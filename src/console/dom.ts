@@ -47,6 +47,11 @@ export function leftShare<T extends HTMLElement>(el: T, share: number): T {
   return el;
 }
 
+/** A count and its noun: "1 tool", "2 tools" (the plural given when it is not the noun and an s). */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${fmt(n)} ${n === 1 ? noun : plural}`;
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }

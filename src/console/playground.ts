@@ -213,7 +213,8 @@ function explain(e: Explain, scale: number): HTMLElement {
       fmt(t.weight, 2),
       fmt(t.idf, 2),
       Object.entries(t.tf)
-        .map(([f, n]) => `${f} ${fmt(Number(n), 2)}`)
+        // Occurrences are whole; a learned usage tf is not.
+        .map(([f, n]) => `${f} ${fmt(Number(n), Number.isInteger(n) ? 0 : 2)}`)
         .join(", "),
       fmt(t.score, 4),
     ]),

@@ -5,7 +5,7 @@
  */
 import { ToolSearchError, type TenantClient, type Usage } from "../client/index.ts";
 import { barChart } from "./charts.ts";
-import { fmt, h, show, status, table } from "./dom.ts";
+import { count, fmt, h, show, status, table } from "./dom.ts";
 import { problem } from "./session.ts";
 
 export function usagePage(root: HTMLElement, client: TenantClient): void {
@@ -46,8 +46,8 @@ function render(root: HTMLElement, usage: Usage, client: TenantClient): void {
     h(
       "p",
       { class: "summary" },
-      `${usage.from} to ${usage.to}: ${fmt(t.searches)} searches, ${fmt(t.no_match)} with no match ` +
-        `(${fmt(t.no_match_share * 100, 1)} %), ${fmt(t.lookups)} tool_id lookups, ${fmt(t.budget_exhausted)} ` +
+      `${usage.from} to ${usage.to}: ${count(t.searches, "search", "searches")}, ${fmt(t.no_match)} with no match ` +
+        `(${fmt(t.no_match_share * 100, 1)} %), ${count(t.lookups, "tool_id lookup")}, ${fmt(t.budget_exhausted)} ` +
         `refused for a spent budget. Kept for ${usage.retention_days} days.`,
     ),
     barChart(
@@ -93,7 +93,7 @@ function render(root: HTMLElement, usage: Usage, client: TenantClient): void {
     h(
       "p",
       { class: "summary" },
-      `${fmt(usage.never_returned.count)} tools were returned by no search or lookup in this range.`,
+      `${count(usage.never_returned.count, "tool was", "tools were")} returned by no search or lookup in this range.`,
     ),
     usage.never_returned.tools.length
       ? h("ul", { class: "tool-list" }, ...usage.never_returned.tools.map((id) => h("li", {}, h("code", {}, id))))
@@ -119,7 +119,8 @@ function learning(learned: Usage["learning"], client: TenantClient): HTMLElement
         ? `Nothing yet. ${learned.learn_from_use ? "Learning is on: " : "Learning is off; when on, "}` +
             "the words of a session's searches are credited to the tool the session then uses, and searched as " +
             "that tool's usage field."
-        : `${fmt(learned.tools)} tools learned ${fmt(learned.terms)} words from ${fmt(learned.credits)} credits ` +
+        : `${count(learned.tools, "tool")} learned ${count(learned.terms, "word")} ` +
+            `from ${count(learned.credits, "credit")} ` +
             `(sessions that used them after searching). Learning is ${learned.learn_from_use ? "on" : "off"}.`,
     ),
     words,

@@ -16,8 +16,8 @@
  * how many results it had and the first of them. Rows older than `query_log_max_age_days` and beyond the newest
  * `query_log_max_entries` are dropped on every flush; days older than the age limit too.
  */
+import type { ServiceConfig } from "../config/env.ts";
 import type { Limits } from "../config/limits.ts";
-import type { TenantParts } from "./tenant-parts.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** How long the first entry of a batch waits for the alarm that writes it. */
@@ -55,7 +55,12 @@ export interface NoMatchQuery {
   last_at: number;
 }
 
-type Parts = Pick<TenantParts, "sql" | "config" | "transaction">;
+/** What the log needs of the tenant object (as TenantParts has them; that file imports this one, not the reverse). */
+interface Parts {
+  sql: SqlStorage;
+  config(): ServiceConfig;
+  transaction<T>(work: () => T): T;
+}
 
 export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
