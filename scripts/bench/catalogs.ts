@@ -81,3 +81,18 @@ export function queryMix(
     .sort((a, b) => a.k - b.k)
     .map((x) => x.q);
 }
+
+/**
+ * `count` queries of `chars` characters each (16 KB: the longest query the API takes), made of the
+ * benchmark questions one after another from a different starting point each, as when an agent
+ * passes a user's whole message. They measure the cap on distinct query terms, not the catalog.
+ */
+export function longQueries(count: number, chars = 16_384): string[] {
+  const questions = benchmarkQueries();
+  return Array.from({ length: count }, (_, i) => {
+    let text = "";
+    for (let k = Math.floor((i * questions.length) / count); text.length < chars; k++)
+      text += `${questions[k % questions.length]} `;
+    return text.slice(0, chars);
+  });
+}

@@ -74,6 +74,9 @@ export const CHOICES: Choice[] = [
   choice("built-in thesaurus", "0", here(DEFAULT_TUNING.expansionWeight), [
     ...[0, 0.25, 0.5, 0.75].map((w) => variant(String(w), { tuning: { expansionWeight: w } })),
   ]),
+  choice("multi-word thesaurus keys", "0.5", here(DEFAULT_TUNING.phraseKeyWeight), [
+    ...[0.5, 0.75, 1].map((w) => variant(String(w), { tuning: { phraseKeyWeight: w } })),
+  ]),
   choice("BM25+ delta", "0", here(DEFAULT_BM25F.delta), [
     ...[0, 0.25, 0.5, 1].map((d) => variant(String(d), { params: { delta: d } })),
   ]),

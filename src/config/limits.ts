@@ -39,9 +39,9 @@ export const LimitsSchema = z
     // ---- search and reading ---------------------------------------------------------------------
     max_query_chars: limit(
       1,
-      16 * 1024,
+      32 * 1024,
       "400 invalid-request",
-      "A search query (or a turn's message), in characters: a user's whole request fits",
+      "A search query (or a turn's message), in characters: a user's whole message fits (real ones reach 18 KB)",
     ),
     max_query_terms: limit(
       2,

@@ -12,7 +12,7 @@
  * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
  * for a key replaces the built-in rule for the same key.
  *
- * Work is bounded whatever the query's length (a user's whole message may be 16 KB): at most
+ * Work is bounded whatever the query's length (a user's whole message may be 32 K characters): at most
  * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
  * by their rarity in the catalog, when there are more than half that many), then expansions, then
  * phrases.
@@ -32,6 +32,12 @@ export const PHRASE_WEIGHT = 0.4;
  * (docs/quality.md, leave-one-set-out).
  */
 export const BUILTIN_EXPANSION_WEIGHT = 0.5;
+
+/**
+ * The weight of the expansions of a built-in key of two or more words ("open a PR", "schedule meeting"). Such a key
+ * says what the user means more surely than one word does, so its expansions weigh more than a single word's.
+ */
+export const BUILTIN_PHRASE_KEY_WEIGHT = 0.75;
 
 export interface SynonymRule {
   /**
@@ -93,6 +99,8 @@ export interface QueryOptions {
   thesaurus?: Synonyms;
   /** Weight of a built-in expansion's terms (BUILTIN_EXPANSION_WEIGHT). */
   expansionWeight?: number;
+  /** Weight of the expansions of a built-in key of two or more words (BUILTIN_PHRASE_KEY_WEIGHT). */
+  phraseKeyWeight?: number;
   /** Weight of a two-word phrase (PHRASE_WEIGHT). */
   phraseWeight?: number;
   /** Catalog document frequency of a term: ranks the words of a long query by how informative they are. */
@@ -143,6 +151,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     terms.set(term, { term, weight, ...own, ...(via ? { via } : {}) });
   };
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
+  const phraseKeyWeight = options.phraseKeyWeight ?? BUILTIN_PHRASE_KEY_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
   const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
@@ -161,7 +170,8 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
       for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, keyBits(rule), add);
       for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
         if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
-        expand(rule, expansionWeight, phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
+        const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
+        expand(rule, weight, phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
       }
     }
   }

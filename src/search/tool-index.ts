@@ -20,7 +20,13 @@ import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from ".
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
 import { documentFrequency, freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
-import { analyseQuery, BUILTIN_EXPANSION_WEIGHT, PHRASE_WEIGHT, type Synonyms } from "./query.ts";
+import {
+  analyseQuery,
+  BUILTIN_EXPANSION_WEIGHT,
+  BUILTIN_PHRASE_KEY_WEIGHT,
+  PHRASE_WEIGHT,
+  type Synonyms,
+} from "./query.ts";
 import {
   DEFAULT_BM25F,
   explainTerms,
@@ -82,6 +88,8 @@ const ABSENT_SERVICE_WEIGHT = 3;
 export interface Tuning {
   /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
   expansionWeight: number;
+  /** Weight of the expansions of a built-in key of two or more words (query.ts). */
+  phraseKeyWeight: number;
   /** Weight of a two-word phrase of the query (query.ts). */
   phraseWeight: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
@@ -113,6 +121,7 @@ function unexplained(score: number, absent: number, weight: number): number {
 
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
+  phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   contextWeight: CONTEXT_WEIGHT,
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
@@ -418,6 +427,7 @@ export class ToolIndex {
       analyze: this.analyzers.words,
       analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
+      phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
       df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),

@@ -367,7 +367,7 @@ describe("limits", () => {
     expect(() => loadConfig({ LIMITS: "not json" })).toThrow(ConfigError);
     expect(loadConfig({ LIMITS: '{"max_results": 7}' }).limits).toMatchObject({
       max_results: 7,
-      max_query_chars: 16_384,
+      max_query_chars: 32_768,
     });
   });
 });

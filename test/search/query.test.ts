@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
+  BUILTIN_PHRASE_KEY_WEIGHT,
   compileSynonyms,
   PHRASE_WEIGHT,
   queryTerms,
@@ -74,6 +75,17 @@ describe("queryTerms", () => {
     const weather = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS, expansionWeight: 0.3 });
     expect(weather.find((t) => t.term === "weather")).toMatchObject({ weight: 0.3, via: "builtin:forecast" });
     expect(BUILTIN_EXPANSION_WEIGHT).toBeLessThan(1);
+  });
+
+  it("weighs a built-in key of several words above a one-word key, and below the user's own words", () => {
+    const meeting = Object.fromEntries(
+      queryTerms("schedule a meeting", { thesaurus: BUILTIN_THESAURUS }).map((t) => [t.term, t]),
+    );
+    expect(meeting.event).toMatchObject({ weight: BUILTIN_PHRASE_KEY_WEIGHT, via: "builtin:schedule meeting" });
+    expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT);
+    expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeLessThan(1);
+    const one = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "weather");
+    expect(one?.weight).toBe(BUILTIN_EXPANSION_WEIGHT);
   });
 
   it("lets a tenant rule replace the built-in rule for the same key, and add keys of its own", () => {

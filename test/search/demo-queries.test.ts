@@ -1,0 +1,52 @@
+/**
+ * The demo catalog (demo/catalog, what `npm start` loads) asked what a new user asks first, in the words people use
+ * rather than the tools' own: each question is answered by the tool that does it, and capabilities the catalog
+ * lacks are answered "no match", at the service's default threshold.
+ */
+import { describe, expect, it } from "vitest";
+import { parseToolBatch } from "../../src/catalog/batch.ts";
+import { searchable } from "../../src/catalog/render.ts";
+import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { ToolIndex } from "../../src/search/tool-index.ts";
+
+const DEFAULT_THRESHOLD = loadConfig({}).matchingThreshold;
+const files = import.meta.glob<{ tools: object[] }>("../../demo/catalog/*.json", { import: "default", eager: true });
+const tools = Object.entries(files).flatMap(([path, list]) => {
+  const server = path.replace(/^.*\//, "").replace(/\.json$/, "");
+  return list.tools.map((tool) => ({ server, ...tool }));
+});
+
+async function demoIndex(): Promise<ToolIndex> {
+  const parsed = await parseToolBatch(tools, { ...DEFAULT_LIMITS });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors.slice(0, 2)));
+  return ToolIndex.fromTools(parsed.rows.map(searchable));
+}
+
+describe("the demo catalog, asked in other words", async () => {
+  const index = await demoIndex();
+  const top = (query: string, n: number) =>
+    index
+      .answer(query, { limit: 10, threshold: DEFAULT_THRESHOLD })
+      .hits.slice(0, n)
+      .map((h) => h.id);
+
+  it.each([
+    ["what's the weather tomorrow in Paris", "weather::getForecast", 1],
+    ["sql", "postgres::query", 1],
+    ["schedule a meeting with bob next tuesday", "calendar::calendar.events.create", 1],
+    ["open a PR", "github::create-pull-request", 2],
+    ["list my jira tickets", "jira::searchJQL", 5],
+  ])("%s -> %s (within the first %i)", (query, tool, within) => {
+    expect(top(query, within)).toContain(tool);
+  });
+
+  it.each(["open a zendesk ticket", "send an SMS with twilio"])(
+    "%s -> no match, naming the absent service",
+    (query) => {
+      const answer = index.answer(query, { limit: 10, threshold: DEFAULT_THRESHOLD });
+      expect(answer.hits).toEqual([]);
+      expect(answer.absent.length).toBeGreaterThan(0);
+    },
+  );
+});
