@@ -41,8 +41,11 @@ export async function documentedRoutes(): Promise<Route[]> {
   return routes.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** The documentation itself, served but not an API route of its own. */
-const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs"]);
+/**
+ * The documentation and the console's page, served but not API routes of their own (test/http/pages.test.ts checks
+ * the pages).
+ */
+const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs", "GET /console", "POST /console"]);
 
 /** Every API route the app serves (documented or not), in the same `METHOD /path/{param}` form. */
 export function servedRoutes(): string[] {
