@@ -65,7 +65,8 @@ export function playground(root: HTMLElement, client: TenantClient): void {
       ...(maxResults.value === "" ? {} : { max_results: Number(maxResults.value) }),
     };
     show(results, status("Searching…"));
-    client.search({ ...request, explain: true }).then(
+    // One search answers the rows, their explanations and the MCP view; each other format is one more search.
+    client.search({ ...request, explain: true, format: "mcp" }).then(
       (answer) => render(results, answer, (format) => client.search({ ...request, format })),
       (e) => show(results, status(problem(e), "error")),
     );
@@ -104,7 +105,10 @@ function render(
   const buttons = FORMATS.map(([format, label]) =>
     h("button", { type: "button", class: "tab", "data-format": format, "aria-pressed": "false" }, label),
   );
-  const cache = new Map<Format, Promise<SearchResponse>>();
+  // The MCP answer is this one, as the API gives it without `explain`.
+  const cache = new Map<Format, Promise<SearchResponse>>([
+    ["mcp", Promise.resolve({ ...answer, results: answer.results.map(({ explain: _, ...r }) => r) })],
+  ]);
   const choose = (format: Format) => {
     for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.format === format));
     if (!cache.has(format)) cache.set(format, inFormat(format));
