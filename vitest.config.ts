@@ -49,12 +49,16 @@ export const TEST_LIMITS = {
   max_synonym_expansions: 2,
   max_session_tools: 2,
   max_inline_tools: 2,
+  max_suggestions: 2,
   audit_max_entries: 100,
   audit_max_age_days: 1,
   doctor_reach_checks: 2,
   query_log_max_age_days: 2,
   query_log_max_entries: 10,
   query_log_text_chars: 16,
+  history_max_revisions: 4,
+  history_max_age_days: 1,
+  max_restore_bytes: 4096,
 };
 
 /** A project of tests inside the Workers runtime, against real Durable Objects (wrangler.toml's bindings). */

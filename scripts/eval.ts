@@ -14,6 +14,9 @@
  *                                                 (--choices a,b: only the choices whose names contain a or b)
  *   npm run eval -- --learn                       learning from use: replay half of each set's queries as sessions,
  *                                                 nDCG@10 of the other half before and after (scripts/eval/learn.ts)
+ *   npm run eval -- --suggest                     suggestions: each query as a user's message, precision, coverage
+ *                                                 and any-suggestion shares across suggest_threshold; with --http
+ *                                                 also a session per message through POST .../turns (eval/suggest.ts)
  *   --sample N (every k-th query, N in all), --no-peers (only the service)
  */
 import { existsSync } from "node:fs";
@@ -27,7 +30,7 @@ import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } fro
 import { httpEngine } from "./eval/http.ts";
 import { CHOICES } from "./eval/choices.ts";
 import { leaveOneSetOut, type LosoSet, losoTable } from "./eval/loso.ts";
-import { type SuggestFigures, suggestFigures, suggestTable } from "./eval/suggest.ts";
+import { SUGGEST_SWEEP, suggestInProcess, suggestOverHttp, suggestTable, type SuggestReport } from "./eval/suggest.ts";
 import { passing } from "../src/search/tool-index.ts";
 import { queryMetrics, summarize, type Summary } from "./eval/metrics.ts";
 import { Progress } from "./eval/progress.ts";
@@ -53,7 +56,11 @@ const HELP: CommandHelp = {
     irrelevant: { text: "queries no tool answers, for the no-match rate", value: "<file>" },
     threshold: { text: "the matching threshold", default: "the service's, 1.5", value: "<n>" },
     sweep: "recall and no-match rate across thresholds",
-    thresholds: { text: "the thresholds --sweep tries", default: SWEEP.join(","), value: "<n,n,...>" },
+    thresholds: {
+      text: `the thresholds --sweep tries (--suggest: the suggest_threshold sweep, ${SUGGEST_SWEEP.join(",")})`,
+      default: SWEEP.join(","),
+      value: "<n,n,...>",
+    },
     json: "end with one JSON line of every figure",
     http: { text: "also evaluate through a running service at this URL", value: "<url>" },
     token: { text: "the operator token for --http", default: "$ADMIN_TOKEN", value: "<token>" },
@@ -61,7 +68,9 @@ const HELP: CommandHelp = {
     "no-peers": "only the service, not MiniSearch and Orama",
     loso: "leave-one-set-out: each ranking choice tuned without a set, measured on it (docs/quality.md)",
     choices: { text: "with --loso, only the choices whose names contain one of these", value: "<a,b,...>" },
-    suggest: "suggestions: each query as a user's message, precision and coverage across suggest_threshold",
+    suggest:
+      "suggestions: each query as a user's message, precision and coverage across suggest_threshold " +
+      "(with --http also through the service: a session per message, POST .../turns with it)",
     learn: "learning from use: half of each set's queries replayed as sessions, the other half before and after",
   },
   examples: [
@@ -70,6 +79,7 @@ const HELP: CommandHelp = {
     "npm run eval -- --sample 200 --json",
     "npm run eval -- --loso --choices thesaurus,coverage",
     "npm run eval -- --suggest --sample 2000",
+    "npm run eval -- --suggest --http http://127.0.0.1:8787 --data eval/mcp-requests",
     "npm run eval -- --learn",
   ],
 };
@@ -291,17 +301,24 @@ const dirs = args.data
   : DEFAULT_DATA.flatMap((root) => (existsSync(root) ? findSets(root) : []));
 if (dirs.length === 0) throw new Error(`no evaluation sets found in ${args.data ?? DEFAULT_DATA.join(" or ")}`);
 if (args.suggest) {
-  const all: Record<string, SuggestFigures[]> = {};
+  const reports: SuggestReport[] = [];
+  const thresholds = args.thresholds ? sweep : SUGGEST_SWEEP;
   for (const dir of dirs) {
     const set = loadSet(dir);
     const tools = toServiceTools(set.tools);
     const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
     const queries = sample(set.queries, args.sample ? Number(args.sample) : undefined);
-    const irrelevant = set.irrelevant.map((q) => q.query);
-    all[set.name] = suggestFigures(await toRows(tools), evalIds, queries, irrelevant);
-    console.log(`\n${suggestTable(set.name, all[set.name]!)}`);
+    const { irrelevant } = set;
+    const runs = [suggestInProcess(set.name, await toRows(tools), evalIds, queries, irrelevant, thresholds)];
+    if (args.http)
+      runs.push(suggestOverHttp(args.http, operatorToken!, set.name, tools, queries, irrelevant, thresholds));
+    for (const run of runs) {
+      const report = await run;
+      reports.push(report);
+      console.log(`\n${suggestTable(report)}`);
+    }
   }
-  if (args.json) console.log(JSON.stringify({ suggest: all }));
+  if (args.json) console.log(JSON.stringify({ suggest: reports }));
   process.exit(0);
 }
 if (args.loso) {

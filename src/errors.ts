@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   "not-found": 404,
   conflict: 409,
   "tool-not-active": 409,
+  gone: 410,
   "payload-too-large": 413,
   "search-budget-exhausted": 429,
   "rate-limited": 429,

@@ -98,6 +98,8 @@ export interface Example {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A body that is not JSON (a backup's NDJSON), sent as it is. */
+  raw?: { contentType: string; text: string };
   /** Statuses a valid request succeeds with. */
   ok: number[];
 }
@@ -253,6 +255,39 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     query: { from: "2026-01-01", to: "2026-01-31", top: "5" },
     ok: [200],
   }),
+  "GET /v1/tenants/{tenant}/catalog/revisions": (f) => ({
+    params: { tenant: f.tenant },
+    query: { limit: "5" },
+    ok: [200],
+  }),
+  "GET /v1/tenants/{tenant}/catalog/diff": (f) => ({
+    params: { tenant: f.tenant },
+    query: { from: "0", to: "1", limit: "10" },
+    ok: [200],
+  }),
+  // Rolling back to the current revision: a valid request that changes nothing, so every run can repeat it.
+  "POST /v1/tenants/{tenant}/catalog/rollback": async (f) => {
+    const revision = (await op(f, "GET", "/catalog")).body.revision as number;
+    return { params: { tenant: f.tenant }, body: { revision }, ok: [200] };
+  },
+  "GET /v1/tenants": () => ({ params: {}, query: { limit: "5" }, ok: [200] }),
+  "GET /v1/operator/audit": () => ({ params: {}, query: { limit: "5" }, ok: [200] }),
+  // A tenant of its own for each run: deleting the fixture's would leave nothing to check.
+  "DELETE /v1/tenants/{tenant}": async () => {
+    const id = uniqueTenant("doomed");
+    await call("POST", "/v1/tenants", { token: OPERATOR, body: { id } });
+    return { params: { tenant: id }, ok: [204] };
+  },
+  "GET /v1/tenants/{tenant}/backup": (f) => ({ params: { tenant: f.tenant }, ok: [200] }),
+  // The fixture's backup, restored under a new tenant id each time.
+  "POST /v1/tenants/{tenant}/restore": async (f) => {
+    const backup = await call("GET", `/v1/tenants/${f.tenant}/backup`, { token: OPERATOR });
+    return {
+      params: { tenant: uniqueTenant("restored") },
+      raw: { contentType: "application/x-ndjson", text: backup.text },
+      ok: [201],
+    };
+  },
   // This MCP server offers no server-initiated stream: a caller allowed in is told 405.
   "GET /v1/tenants/{tenant}/mcp": (f) => ({ params: { tenant: f.tenant }, headers: MCP_HEADERS, ok: [405] }),
 };
@@ -288,7 +323,7 @@ export interface RawRequest {
   token?: string | null;
   headers?: Record<string, string>;
   contentType?: string;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | ReadableStream<Uint8Array>;
 }
 
 export interface RawReply {
@@ -325,6 +360,7 @@ export function exampleRequest(route: Route, example: Example, token: string | n
     token,
     ...(example.headers ? { headers: example.headers } : {}),
     ...(example.body === undefined ? {} : { contentType: "application/json", body: JSON.stringify(example.body) }),
+    ...(example.raw ? { contentType: example.raw.contentType, body: example.raw.text } : {}),
   };
 }
 
@@ -350,6 +386,11 @@ export async function stateFingerprint(tenant: string): Promise<string> {
       activations: rows(`SELECT session_id, tool_id, seq FROM session_activations ORDER BY session_id, seq`),
       sessionTools: rows(`SELECT session_id, position, name, content FROM session_tools ORDER BY session_id, position`),
       audit: has("audit_log") ? rows(`SELECT seq, action FROM audit_log ORDER BY seq`) : [],
+      history: has("catalog_revisions")
+        ? rows(`SELECT revision, action FROM catalog_revisions ORDER BY revision`).concat(
+            rows(`SELECT COUNT(*) AS versions FROM tool_history`),
+          )
+        : [],
       learned: has("learned_terms")
         ? rows(`SELECT tool_id, term, weight FROM learned_terms ORDER BY tool_id, term`)
         : [],

@@ -71,6 +71,12 @@ export class Inspector {
     return { usedMb: (usage.usedSize ?? NaN) / MB, backingMb: (usage.backingStorageSize ?? NaN) / MB };
   }
 
+  /** The heap as it is (no collection first): cheap enough to read every few seconds. */
+  async usage(): Promise<HeapReading> {
+    const usage = await this.send("Runtime.getHeapUsage");
+    return { usedMb: (usage.usedSize ?? NaN) / MB, backingMb: (usage.backingStorageSize ?? NaN) / MB };
+  }
+
   close(): void {
     this.ws.close();
   }

@@ -104,7 +104,7 @@ export const CHOICES: Choice[] = [
     "off",
     DEFAULT_TUNING.coverageExponent === 0
       ? "off"
-      : `${DEFAULT_TUNING.shortQueryWords}^${DEFAULT_TUNING.coverageExponent}`,
+      : `${DEFAULT_TUNING.shortQueryWords}^${DEFAULT_TUNING.coverageExponent.toFixed(2)}`,
     [
       variant("off", { tuning: { coverageExponent: 0 } }),
       ...[2, 3, 4].flatMap((words) =>

@@ -10,6 +10,11 @@ import { Progress } from "./progress.ts";
 
 const BATCH = 500;
 
+export interface HttpTenant {
+  id: string;
+  key: string;
+}
+
 interface SearchReply {
   results: { tool_id: string; score: number; match: "exact-name" | "name-tail" | "terms" }[];
   threshold: number;
@@ -100,4 +105,31 @@ export async function httpEngine(
       };
     },
   };
+}
+
+/** A fresh tenant (its id starts with `label`) holding the set's catalog, with a key of every scope. */
+export async function uploadTenant(
+  base: string,
+  operator: string,
+  label: string,
+  tools: readonly ServiceTool[],
+  settings: Record<string, unknown> = {},
+): Promise<HttpTenant> {
+  const id = `${label}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .slice(0, 63);
+  await request(base, operator, "POST", "/v1/tenants", { id, settings });
+  const { key } = await request<{ key: string }>(base, operator, "POST", `/v1/tenants/${id}/keys`, {
+    scopes: ["search", "write", "admin"],
+    label: "eval",
+  });
+  const progress = new Progress(`${label}: upload to ${id}`, tools.length);
+  for (let at = 0; at < tools.length; at += BATCH) {
+    await request(base, key, "POST", `/v1/tenants/${id}/tools`, {
+      tools: tools.slice(at, at + BATCH).map(({ evalId: _, ...tool }) => tool),
+    });
+    progress.tick(Math.min(at + BATCH, tools.length));
+  }
+  return { id, key };
 }

@@ -30,7 +30,7 @@ import { clientQuery, loadSet, toServiceTools, type EvalQuery, type EvalSet, typ
 import { toRows } from "./engines.ts";
 import { DEPTH, queryMetrics, summarize } from "./metrics.ts";
 import { Progress } from "./progress.ts";
-import { request } from "./http.ts";
+import { request, uploadTenant, type HttpTenant } from "./http.ts";
 
 export interface LearnFigures {
   set: string;
@@ -228,37 +228,7 @@ export async function learnReport(dirs: readonly string[], options: LearnOptions
 
 // ---- over HTTP ------------------------------------------------------------------------------------
 
-interface HttpTenant {
-  id: string;
-  key: string;
-}
-
-const UPLOAD_BATCH = 500;
 const CONCURRENCY = 8;
-
-/** A fresh tenant holding the set's catalog, with a key of every scope. */
-async function uploadTenant(
-  base: string,
-  operator: string,
-  label: string,
-  tools: readonly ServiceTool[],
-  settings: Record<string, unknown> = {},
-): Promise<HttpTenant> {
-  const id = `learn-${label}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .slice(0, 63);
-  await request(base, operator, "POST", "/v1/tenants", { id, settings });
-  const { key } = await request<{ key: string }>(base, operator, "POST", `/v1/tenants/${id}/keys`, {
-    scopes: ["search", "write", "admin"],
-    label: "learning eval",
-  });
-  for (let at = 0; at < tools.length; at += UPLOAD_BATCH)
-    await request(base, key, "POST", `/v1/tenants/${id}/tools`, {
-      tools: tools.slice(at, at + UPLOAD_BATCH).map(({ evalId: _, ...tool }) => tool),
-    });
-  return { id, key };
-}
 
 interface Reply {
   results: { tool_id: string; score: number }[];
@@ -330,9 +300,9 @@ async function learnOverHttp(
   const evalIds = new Map(tools.map((t) => [toolId(t.server, t.name), t.evalId]));
   const serviceIds = new Map(tools.map((t) => [t.evalId, toolId(t.server, t.name)]));
   const [learner, other, off] = await Promise.all([
-    uploadTenant(base, operator, set.name, tools),
-    uploadTenant(base, operator, `${set.name}-other`, tools),
-    uploadTenant(base, operator, `${set.name}-off`, tools, { learn_from_use: false }),
+    uploadTenant(base, operator, `learn-${set.name}`, tools),
+    uploadTenant(base, operator, `learn-${set.name}-other`, tools),
+    uploadTenant(base, operator, `learn-${set.name}-off`, tools, { learn_from_use: false }),
   ]);
   const before = await searchAll(base, learner, heldOut, evalIds);
   await Promise.all([

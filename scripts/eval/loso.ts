@@ -92,16 +92,23 @@ export function leaveOneSetOut(sets: readonly LosoSet[], choices: readonly Choic
   });
 }
 
-/** The markdown table: per choice, the service's value, then per held-out set the value picked and its gain. */
+/** A gain in points, signed. */
+const points = (gain: number) => `${gain >= 0 ? "+" : ""}${(100 * gain).toFixed(1)}`;
+
+/**
+ * The markdown table: per choice, the service's value, then per held-out set the value picked on the other sets and
+ * its gain over "off" on the held-out set, and beside it what the service's own value gains there.
+ */
 export function losoTable(rows: readonly LosoRow[], sets: readonly string[]): string {
-  const header = ["choice", "service", ...sets.map((s) => `${s}: picked, gain`)];
+  const header = ["choice", "service", ...sets.map((s) => `${s}: picked, gain (service's)`)];
   const lines = rows.map((row) => [
     row.choice,
     `${row.chosen} (off: ${row.off})`,
     ...sets.map((s) => {
       const h = row.heldOut[s]!;
-      const sign = h.gain >= 0 ? "+" : "";
-      return `${h.picked}, ${sign}${(100 * h.gain).toFixed(1)}`;
+      const service = row.scores[row.chosen]?.[s];
+      const own = service === undefined ? "" : ` (${points(service - row.scores[row.off]![s]!)})`;
+      return `${h.picked}, ${points(h.gain)}${own}`;
     }),
   ]);
   return [header, header.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");

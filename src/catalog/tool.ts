@@ -89,14 +89,19 @@ export function parseToolId(id: string): { server: string; name: string } | null
   return SERVER_NAME.test(server) && TOOL_NAME.test(name) ? { server, name } : null;
 }
 
-/** A row for new content; its model name is the usual one until the catalog assigns the final one (on write). */
-export async function toRow(content: ToolContent): Promise<ToolRow> {
+/** The SHA-256 of a tool's content, as stored in its row's `hash`. */
+export async function contentHash(content: ToolContent): Promise<string> {
   // Without vendor fields the hash is what it was before they were kept: re-uploads stay "unchanged".
   const { vendor, ...rest } = content;
+  return sha256Hex(canonicalJson(vendor === null ? rest : content));
+}
+
+/** A row for new content; its model name is the usual one until the catalog assigns the final one (on write). */
+export async function toRow(content: ToolContent): Promise<ToolRow> {
   return {
     id: toolId(content.server, content.name),
     ...content,
-    hash: await sha256Hex(canonicalJson(vendor === null ? rest : content)),
+    hash: await contentHash(content),
     modelName: modelName(content),
   };
 }

@@ -238,6 +238,7 @@ export class TenantClient {
   readonly sessions = {
     /**
      * POST .../sessions: every option is optional; a retried create with the same session_id answers the same session.
+     * `message` (the user's first message) loads the tools it clearly asks for, as `startTurn` does.
      */
     create: (body: CreateSessionRequest = {}): Promise<Session> => this.call("POST", "/sessions", { json: body }),
   };
@@ -288,7 +289,14 @@ export class SessionClient {
     await this.call<undefined>("DELETE", "");
   }
 
-  /** POST .../sessions/{id}/turns: the next turn (the budget resets); give `turn` to make a retry safe. */
+  /**
+   * POST .../sessions/{id}/turns: the next turn (the budget resets); give `turn` to make a retry safe. Give `message`
+   * (the user's message) and the deferred tools that clearly fit it are loaded at once: the answer's `suggested` lists
+   * them, and the next `toolList()` has them, after the tools it had. `suggest: {max, threshold}` overrides the
+   * tenant's settings for this turn.
+   *
+   *   const { suggested } = await session.startTurn({ turn: 2, message: userText });
+   */
   startTurn(body: StartTurnRequest = {}): Promise<Session> {
     return this.call("POST", "/turns", { json: body });
   }

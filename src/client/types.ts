@@ -21,7 +21,8 @@ import type {
   SessionSchema,
   setToolsBodySchema,
   SetToolsResultSchema,
-  StartTurnSchema,
+  startTurnSchema,
+  SuggestionSchema,
   ToolListSchema,
   ToolResultObjectSchema,
 } from "../contract/session-schemas.ts";
@@ -104,7 +105,8 @@ export type Budget = z.output<typeof BudgetSchema>;
 
 export type CreateSessionRequest = z.input<ReturnType<typeof createSessionBodySchema>>;
 export type Session = z.output<typeof SessionSchema>;
-export type StartTurnRequest = z.input<typeof StartTurnSchema>;
+export type StartTurnRequest = z.input<ReturnType<typeof startTurnSchema>>;
+export type Suggestion = z.output<typeof SuggestionSchema>;
 export type SessionToolList = z.output<typeof ToolListSchema>;
 export type SetSessionToolsRequest = z.input<ReturnType<typeof setToolsBodySchema>>;
 export type SetSessionToolsResult = z.output<typeof SetToolsResultSchema>;

@@ -85,6 +85,12 @@ export const LimitsSchema = z
     // ---- one session ----------------------------------------------------------------------------
     max_session_tools: limit(0, 128, "400 invalid-request", "Client tools in one session (setTools)"),
     max_inline_tools: limit(0, 256, "400 invalid-request", "Names in a session's inline list"),
+    max_suggestions: limit(
+      0,
+      10,
+      "400 invalid-request",
+      "Tools one user message may load (the setting suggest_max, a turn's suggest.max)",
+    ),
     // ---- audit trail ----------------------------------------------------------------------------
     audit_max_entries: limit(
       100,
@@ -118,7 +124,27 @@ export const LimitsSchema = z
       16,
       256,
       "bound",
-      "Characters of a query's text the log keeps (a query may be 16 KB): the rest is left out, its length kept",
+      "Characters of a query's text the log keeps (a query may be 32 K): the rest is left out, its length kept",
+    ),
+    // ---- catalog history, backup and restore ---------------------------------------------------
+    history_max_revisions: limit(
+      2,
+      1_000,
+      "retention",
+      "Catalog revisions kept for diff and rollback (the newest ones); older ones are pruned by the alarm",
+    ),
+    history_max_age_days: limit(
+      1,
+      30,
+      "retention",
+      "Days of catalog history kept: every revision that was the live catalog within this many days",
+    ),
+    max_restore_bytes: limit(
+      1024,
+      100 * 1024 * 1024,
+      "413 payload-too-large",
+      "A restore's NDJSON body (POST .../restore), in bytes: streamed, never held whole, each line at most " +
+        "`max_body_bytes`; Cloudflare's own request limit is 100 MB on most plans",
     ),
   })
   .strict();

@@ -14,6 +14,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
+import { HistoryFiguresSchema } from "./history-schemas.ts";
 
 export const ErrorSchema = z
   .looseObject({
@@ -110,6 +111,8 @@ const AUDIT_ACTIONS = [
   "server.replace",
   "server.delete",
   "tool.delete",
+  "catalog.rollback",
+  "catalog.restore",
   "learned.reset",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -350,6 +353,19 @@ export const CatalogSchema = z
       })
       .nullable()
       .describe("How the search index was last loaded into memory (null: not loaded since the object started)"),
+    snapshot: z
+      .object({
+        revision: z.number().int().describe("The catalog revision it reflects"),
+        bytes: z.number().int().describe("Its size: the index in its compact, serialised layout"),
+        current: z.boolean().describe("Whether it reflects the catalog and learned terms as they are now"),
+      })
+      .nullable()
+      .describe(
+        "The index snapshot a cold start restores (written a couple of seconds after writes settle); null: none yet",
+      ),
+    history: HistoryFiguresSchema.describe(
+      "The catalog history kept for diff and rollback (GET .../catalog/revisions), and what it costs in storage",
+    ),
   })
   .meta({
     id: "Catalog",
@@ -382,6 +398,8 @@ export const CatalogSchema = z
         deferred_list: 402,
       },
       index: { source: "snapshot", tools: 22, learned: "snapshot", ms: 3 },
+      snapshot: { revision: 14, bytes: 18432, current: true },
+      history: { revisions: 15, oldest_revision: 0, tool_versions: 96, bytes: 88120 },
     },
   });
 export type Catalog = z.infer<typeof CatalogSchema>;

@@ -26,6 +26,48 @@ const EXAMPLE_DEFINITION = {
 
 // ---- sessions -----------------------------------------------------------------------------------
 
+/**
+ * The user's message on a create or a turn, and the request's own suggestion settings: the deferred tools the message
+ * clearly asks for are loaded at once (src/search/suggest.ts).
+ */
+function turnMessageFields(limits: Pick<Limits, "max_query_chars" | "max_suggestions">) {
+  return {
+    message: z
+      .string()
+      .max(
+        limits.max_query_chars,
+        `a message is at most ${limits.max_query_chars} characters ${limitNote("max_query_chars", limits)}`,
+      )
+      .optional()
+      .describe(
+        "The user's message that starts this turn: the session's deferred tools that clearly fit it are activated " +
+          "at once (listed in `suggested`), before the model searches. Chit-chat and requests no tool serves load " +
+          "nothing",
+      ),
+    suggest: z
+      .strictObject({
+        max: z
+          .number()
+          .int()
+          .min(0)
+          .max(
+            limits.max_suggestions,
+            `suggest.max is at most ${limits.max_suggestions} ${limitNote("max_suggestions", limits)}`,
+          )
+          .optional()
+          .describe("At most this many tools (0: none); default the tenant's suggest_max"),
+        threshold: z
+          .number()
+          .min(0)
+          .max(100)
+          .optional()
+          .describe("The score a suggested tool must reach; default the tenant's suggest_threshold"),
+      })
+      .optional()
+      .describe("This request's own suggestion settings (with `message`)"),
+  };
+}
+
 /** The documented body of POST .../sessions (tools are validated item by item, like catalog uploads). */
 export function createSessionBodySchema(limits: Limits) {
   return sessionOptionsSchema(limits)
@@ -35,14 +77,38 @@ export function createSessionBodySchema(limits: Limits) {
         .max(limits.max_session_tools, sessionToolsMessage(limits))
         .optional()
         .describe("The session's own client tools (same rules as PUT .../sessions/{id}/tools)"),
+      ...turnMessageFields(limits),
     })
-    .meta({ id: "CreateSession", example: { session_id: "chat-7f3a", budget_cap: 3 } });
+    .meta({
+      id: "CreateSession",
+      example: { session_id: "chat-7f3a", budget_cap: 3, message: "Merge pull request 42 in acme/web" },
+    });
 }
 
 /** The body as the route reads it: options validated here, tools validated afterwards item by item. */
 export function createSessionReadSchema(limits: Limits) {
-  return sessionOptionsSchema(limits).extend({ tools: z.array(z.unknown()).optional() });
+  return sessionOptionsSchema(limits).extend({ tools: z.array(z.unknown()).optional(), ...turnMessageFields(limits) });
 }
+
+export const SuggestionSchema = z
+  .object({
+    tool_id: z.string(),
+    model_name: z.string().describe("The name the model calls it by (in the session's tool list from now on)"),
+    score: z.number().describe("Its score for the message, in the units of search scores"),
+    match: z
+      .enum(["exact-name", "name-tail", "server-name", "name-words", "terms"])
+      .describe("Why it matched, as in search results (never through synonyms alone)"),
+  })
+  .meta({
+    id: "Suggestion",
+    example: {
+      tool_id: "github::merge_pull_request",
+      model_name: "github__merge_pull_request",
+      score: 5.2,
+      match: "terms",
+    },
+  });
+export type Suggestion = z.infer<typeof SuggestionSchema>;
 
 function sessionToolsMessage(limits: Pick<Limits, "max_session_tools">): string {
   return `a session holds at most ${limits.max_session_tools} client tools ${limitNote("max_session_tools", limits)}`;
@@ -77,6 +143,13 @@ export const SessionSchema = z
         "When set, a search this many seconds after the previous one starts the next turn by " +
           "itself (MCP sessions); null: turns start only when asked",
       ),
+    suggested: z
+      .array(SuggestionSchema)
+      .optional()
+      .describe(
+        "On a create or turn with a `message`: the tools it loaded, best first (also in `activated`, appended after " +
+          "what was there); [] when nothing fits, and on a retried turn",
+      ),
   })
   .meta({
     id: "Session",
@@ -99,20 +172,26 @@ export const SessionSchema = z
     },
   });
 
-export const StartTurnSchema = z
-  .strictObject({
-    turn: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a retried " +
-          "call is safe (and `1` on a new session just says the client announces its turns, which switches idle " +
-          "turns off)",
-      ),
-  })
-  .meta({ id: "StartTurn" });
+export function startTurnSchema(limits: Pick<Limits, "max_query_chars" | "max_suggestions">) {
+  return z
+    .strictObject({
+      turn: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(
+          "The turn you mean to start (current + 1). Repeating the current turn's number changes nothing, so a " +
+            "retried call is safe (and `1` on a new session just says the client announces its turns, which " +
+            "switches idle turns off)",
+        ),
+      ...turnMessageFields(limits),
+    })
+    .meta({ id: "StartTurn", example: { turn: 2, message: "What's the weather in Lyon tomorrow?" } });
+}
+
+/** What a create or a turn says about the user's message. */
+export type TurnMessage = Pick<z.infer<ReturnType<typeof startTurnSchema>>, "message" | "suggest">;
 
 export function setToolsBodySchema(limits: Limits) {
   return z

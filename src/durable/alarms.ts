@@ -5,6 +5,7 @@
  * single alarm, so the planned time only ever moves earlier, and the alarm plans itself again for what
  * remains.
  */
+import type { TenantReport } from "./registry.ts";
 import { dayOf } from "../search/learning.ts";
 import { FLUSH_DELAY_MS } from "./query-log.ts";
 import type { TenantParts } from "./tenant-parts.ts";
@@ -19,7 +20,16 @@ const PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
 
 type Parts = Pick<
   TenantParts,
-  "meta" | "index" | "sessionStore" | "queryLog" | "learned" | "transaction" | "setAlarm"
+  | "meta"
+  | "repo"
+  | "index"
+  | "sessionStore"
+  | "queryLog"
+  | "learned"
+  | "history"
+  | "transaction"
+  | "setAlarm"
+  | "report"
 > & {
   settings: TenantSettings;
 };
@@ -44,6 +54,36 @@ export class Alarms {
     await this.tenant.setAlarm(at);
   }
 
+  /** What this tenant tells the registry about itself. */
+  registryReport(): TenantReport {
+    const { meta, repo, history } = this.tenant;
+    if (!meta.tenantId()) return { exists: false, created_at: null, tools: 0, revision: 0, last_write_at: null };
+    const revision = meta.number("revision");
+    return {
+      exists: true,
+      created_at: meta.number("created_at"),
+      tools: repo.countTools(),
+      revision,
+      last_write_at: history.get(revision)?.at ?? null,
+    };
+  }
+
+  /**
+   * Reports to the registry when the catalog moved since the last report (or the registry never heard of this
+   * tenant). A failed report is tried again at the next alarm; the figures are a few seconds behind the writes.
+   */
+  private async reportIfChanged(): Promise<void> {
+    const { meta } = this.tenant;
+    const revision = meta.number("revision");
+    if (meta.get("reported_revision") === String(revision)) return;
+    try {
+      await this.tenant.report(this.registryReport());
+      meta.set("reported_revision", revision);
+    } catch (e) {
+      console.error(`registry report failed: ${e instanceof Error ? e.name : "error"}`);
+    }
+  }
+
   /** After a catalog change or a rebuild from rows: a snapshot soon, so the next cold start restores. */
   snapshotSoon(): void {
     void this.schedule(Date.now() + SNAPSHOT_DELAY_MS);
@@ -59,12 +99,13 @@ export class Alarms {
 
   /**
    * Writes the query log's buffer, prunes decayed learned terms (once a day), writes the index snapshot if it is
-   * stale, ends expired sessions, and plans itself for the next session to expire, the next log write (while
-   * searches keep coming) or the next day's pruning. Alarms are delivered at least once: every step is safe to
-   * repeat.
+   * stale, ends expired sessions, prunes the catalog history retention no longer keeps (and backups nobody finished
+   * reading), and plans itself for the next of these duties (the next session to expire, the next log write while
+   * searches keep coming, the next day's pruning of learned terms). Alarms are delivered at least once: every step
+   * is safe to repeat.
    */
   async ring(): Promise<void> {
-    const { meta, index, sessionStore, queryLog } = this.tenant;
+    const { meta, index, sessionStore, history, queryLog } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
     const logged = queryLog.flush();
@@ -72,12 +113,12 @@ export class Alarms {
     this.pruneLearned(now);
     if (index.needsSnapshot()) index.writeSnapshot();
     this.tenant.transaction(() => sessionStore.deleteExpired(now));
-    const expiry = sessionStore.nextExpiry();
+    const pruned = this.tenant.transaction(() => history.prune(now));
+    await this.reportIfChanged();
     const prune = this.tenant.learned.counts().tools > 0 ? now + PRUNE_INTERVAL_MS : null;
     const log = logged > 0 ? now + FLUSH_DELAY_MS : null;
-    const due = [expiry, prune, log].filter((at): at is number => at !== null);
-    const next = due.length === 0 ? null : Math.min(...due);
-    if (next !== null) await this.schedule(next);
+    const next = [sessionStore.nextExpiry(), pruned.again, prune, log].filter((t) => t !== null);
+    if (next.length > 0) await this.schedule(Math.min(...next));
   }
 
   /**

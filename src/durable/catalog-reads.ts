@@ -46,7 +46,7 @@ export interface ExportPage {
   parts?: { part: number; parts: number; deferredTotal: number };
 }
 
-type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "transaction"> & {
+type Parts = Pick<TenantParts, "meta" | "repo" | "views" | "index" | "history" | "transaction"> & {
   settings: TenantSettings;
   sessions: SessionService;
 };
@@ -89,6 +89,8 @@ export class CatalogReads {
       }),
       tokens: { tokenizer: TOKENIZER, ...totals.tokens },
       index: this.tenant.index.lastLoad,
+      snapshot: this.tenant.index.snapshotInfo(),
+      history: this.tenant.history.stats(),
     });
   }
 

@@ -8,7 +8,8 @@ import type { Defer, ToolRow, VendorFields } from "../catalog/tool.ts";
 /** SQLite in Durable Objects binds at most 100 parameters per statement. */
 const IN_CHUNK = 90;
 
-interface ToolSql {
+/** A tool row as SQLite holds it: JSON fields as their stored text. */
+export interface ToolSql {
   id: string;
   server: string;
   name: string;
@@ -25,7 +26,7 @@ interface ToolSql {
   [key: string]: SqlStorageValue;
 }
 
-const COLUMNS =
+export const COLUMNS =
   "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, " +
   "hash, vendor";
 const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
@@ -146,6 +147,29 @@ export class CatalogRepo {
     }
   }
 
+  /** Writes rows exactly as stored elsewhere (a rollback's before-images, a restore): columns as text. */
+  insertStored(rows: readonly (ToolSql & { revision: number })[]): void {
+    for (const t of rows) {
+      this.sql.exec(
+        `INSERT INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        t.id,
+        t.server,
+        t.name,
+        t.model_name,
+        t.title,
+        t.description,
+        t.input_schema,
+        t.output_schema,
+        t.annotations,
+        t.keywords,
+        t.defer,
+        t.hash,
+        t.vendor,
+        t.revision,
+      );
+    }
+  }
+
   deleteTools(ids: readonly string[]): void {
     for (const part of chunks(ids))
       this.sql.exec(`DELETE FROM tools WHERE id IN (${placeholders(part.length)})`, ...part);
@@ -199,6 +223,11 @@ export class CatalogRepo {
 
   serverExists(server: string): boolean {
     return this.sql.exec(`SELECT 1 FROM servers WHERE name = ?`, server).toArray().length > 0;
+  }
+
+  /** Removes a server row alone (its tools are removed by the caller). */
+  dropServer(server: string): void {
+    this.sql.exec(`DELETE FROM servers WHERE name = ?`, server);
   }
 
   deleteServer(server: string): void {

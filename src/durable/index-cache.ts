@@ -26,9 +26,19 @@ export interface LoadReport {
   ms: number;
 }
 
+/**
+ * A snapshot is written from an index built afresh from the rows when the slots of tools gone from the catalog pass
+ * this share of the live tools (and COMPACT_MIN_SLOTS): churn of tool names then costs memory and snapshot bytes
+ * within about that share of a fresh build's, at the price of one rebuild, off the request path, per such churn.
+ */
+const COMPACT_SHARE = 0.1;
+const COMPACT_MIN_SLOTS = 64;
+
 export class IndexCache {
   private index: ToolIndex | null = null;
   lastLoad: LoadReport | null = null;
+  /** Rebuilds made to drop the slots of tools gone from the catalog (see COMPACT_SHARE). */
+  compactions = 0;
   /** Set when a snapshot tagged current could not be used (damaged): it must be rewritten. */
   private snapshotBroken = false;
 
@@ -69,6 +79,23 @@ export class IndexCache {
     };
     if (announce && !restored.index && this.index.size > 0) this.onRebuilt();
     return this.index;
+  }
+
+  /** Replaces the index in memory with one built afresh from the rows (and learned rows): no stale slots. */
+  private compact(stale: number): ToolIndex {
+    const started = Date.now();
+    const index = this.rebuild();
+    index.loadLearned(this.learned.all(), this.learnedVersion());
+    this.index = index;
+    this.compactions += 1;
+    this.lastLoad = {
+      source: "rebuild",
+      reason: `compaction: ${stale} slots of tools no longer in the catalog`,
+      tools: index.size,
+      learned: "rows",
+      ms: Date.now() - started,
+    };
+    return index;
   }
 
   /** The index from the rows, read lazily: ToolIndex works in slices, so parsed rows never pile up. */
@@ -119,6 +146,16 @@ export class IndexCache {
     );
   }
 
+  /** The snapshot as stored: the revision it reflects, its size, whether it is current; null when there is none. */
+  snapshotInfo(): { revision: number; bytes: number; current: boolean } | null {
+    if (this.meta.get("snapshot_revision") === null) return null;
+    return {
+      revision: this.meta.number("snapshot_revision"),
+      bytes: this.meta.number("snapshot_bytes"),
+      current: !this.needsSnapshot(),
+    };
+  }
+
   /** Whether a cold start would rebuild instead of restoring: the snapshot is stale, missing or damaged. */
   needsSnapshot(): boolean {
     return (
@@ -135,7 +172,9 @@ export class IndexCache {
    */
   writeSnapshot(): { bytes: number; chunks: number } {
     // Loading here is for the snapshot being written: no need to ask for another one.
-    const index = this.load(false);
+    let index = this.load(false);
+    const stale = index.allocatedIds - index.size;
+    if (stale > Math.max(COMPACT_MIN_SLOTS, index.size * COMPACT_SHARE)) index = this.compact(stale);
     const parts = index.snapshotParts();
     this.sql.exec(`DELETE FROM snapshot_chunks`);
     let chunks = 0;

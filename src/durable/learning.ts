@@ -1,8 +1,9 @@
 /**
- * Learning from use as the tenant object runs it: searches in a session record their terms for the turn; resolving a
- * catalog tool (or describing it over MCP) credits the turn's terms to it, in the resolve's own transaction; an
- * admin can read what tools learned, or forget all of it. The rules are search/learning.ts's; the rows are the
- * source of truth, and the index's usage field follows them (index-cache.ts).
+ * Learning from use as the tenant object runs it: searches in a session record their terms for the turn, and so does
+ * a turn's user message when it suggested tools; resolving a catalog tool (or describing it over MCP) credits the
+ * turn's search terms to it, and the message's too when the message suggested that tool, in the resolve's own
+ * transaction; an admin can read what tools learned, or forget all of it. The rules are search/learning.ts's; the rows
+ * are the source of truth, and the index's usage field follows them (index-cache.ts).
  */
 import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
 import { round } from "../contract/figures.ts";
@@ -56,14 +57,30 @@ export class Learning {
   }
 
   /**
+   * Inside the transaction of a turn whose message suggested tools: records the message's terms for the turn, to be
+   * credited to a suggested tool the session resolves in it (nothing when learning is off).
+   */
+  recordMessage(session: SessionRecord, message: string): void {
+    if (!this.tenant.settings.current().learn_from_use) return;
+    this.tenant.sessionStore.recordTerms(session.id, session.turn, "message", searchTerms(message));
+  }
+
+  /**
    * Inside the transaction of a resolve (or describe): credits the turn's recorded terms to the tool, if learning is
-   * on, the turn recorded something and the session may still credit it. Returns the credit for `applied`.
+   * on, the turn recorded something and the session may still credit it. The turn's message counts only for a tool it
+   * suggested: a tool found by a search learns that search's words, not whatever else the user said. Returns the
+   * credit for `applied`.
    */
   credit(session: SessionRecord, toolId: string, now: number): Credit | null {
     const { sessionStore, learned } = this.tenant;
     const settings = this.tenant.settings.current();
     if (!settings.learn_from_use) return null;
-    const records = sessionStore.recordedTerms(session.id, session.turn);
+    const suggested = sessionStore.suggestedIn(session.id, session.turn, toolId);
+    const records = sessionStore.recordedTerms(
+      session.id,
+      session.turn,
+      suggested ? ["message", "search"] : ["search"],
+    );
     if (records.length === 0) return null;
     const credits = sessionStore.credits(session.id, session.turn, toolId);
     if (!mayCredit(credits.thisTurn, credits.total)) return null;

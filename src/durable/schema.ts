@@ -67,6 +67,45 @@ const MIGRATIONS: string[][] = [
     `CREATE TABLE learned_terms (
        tool_id TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool_id, term)) WITHOUT ROWID`,
   ],
+  // Suggestions (issue 11): the last turn whose user message was ranked (a retried turn does not suggest again), and
+  // which activations a message suggested (only those learn the message's words when resolved in their turn).
+  [
+    `ALTER TABLE sessions ADD COLUMN message_turn INTEGER`,
+    `ALTER TABLE session_activations ADD COLUMN suggested INTEGER NOT NULL DEFAULT 0`,
+  ],
+  // Catalog history (issue 14): one row per catalog revision, and what each revision replaced (before-images of the
+  // tools and servers it changed; `present` 0: it did not exist), so any kept revision can be rebuilt. A tenant that
+  // existed before history starts it at its current revision. `*_scratch` tables hold a rollback's plan and a
+  // backup's frozen non-catalog lines. Rowid tables: history rows can be large (a tool's schema), which WITHOUT
+  // ROWID tables store badly.
+  [
+    `CREATE TABLE catalog_revisions (
+       revision INTEGER PRIMARY KEY, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
+       added INTEGER NOT NULL, updated INTEGER NOT NULL, removed INTEGER NOT NULL, details TEXT NOT NULL,
+       bytes INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE INDEX catalog_revisions_by_time ON catalog_revisions (at)`,
+    `CREATE TABLE tool_history (
+       seq INTEGER PRIMARY KEY, revision INTEGER NOT NULL, id TEXT NOT NULL, present INTEGER NOT NULL,
+       server TEXT, name TEXT, model_name TEXT, title TEXT, description TEXT, input_schema TEXT,
+       output_schema TEXT, annotations TEXT, keywords TEXT, defer TEXT, hash TEXT, vendor TEXT, row_revision INTEGER)`,
+    `CREATE UNIQUE INDEX tool_history_by_id ON tool_history (id, revision)`,
+    `CREATE INDEX tool_history_by_revision ON tool_history (revision)`,
+    `CREATE TABLE server_history (
+       seq INTEGER PRIMARY KEY, revision INTEGER NOT NULL, name TEXT NOT NULL, present INTEGER NOT NULL,
+       defer_tools TEXT)`,
+    `CREATE UNIQUE INDEX server_history_by_name ON server_history (name, revision)`,
+    `CREATE INDEX server_history_by_revision ON server_history (revision)`,
+    `INSERT INTO catalog_revisions (revision, at, actor, action, added, updated, removed, details)
+       SELECT CAST(value AS INTEGER), CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'system', 'history.start',
+              0, 0, 0, '{}'
+         FROM meta WHERE key = 'revision'`,
+    `CREATE TABLE rollback_scratch (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+    `CREATE TABLE backups (
+       id TEXT PRIMARY KEY, revision INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+       header TEXT NOT NULL)`,
+    `CREATE TABLE backup_lines (
+       backup_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (backup_id, seq))`,
+  ],
   // Query log and usage (issue 12), written in batches by query-log.ts: one row per search whose text is kept
   // (log_queries), counts per UTC day, and how often each tool was returned per day.
   [

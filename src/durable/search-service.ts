@@ -7,14 +7,11 @@ import type { ToolRow } from "../catalog/tool.ts";
 import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
-import { SCORED_FIELDS } from "../catalog/fields.ts";
-import { DEFAULT_BM25F, type Bm25fParams } from "../search/ranker.ts";
 import { noMatchMessage } from "../search/no-match.ts";
 import type { Hit, SearchOptions } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import { idleTurnDue } from "../sessions/session.ts";
-import { dayOf } from "../search/learning.ts";
 import type { CatalogReads, ExportFacts } from "./catalog-reads.ts";
 import type { Learning } from "./learning.ts";
 import type { SessionService } from "./session-service.ts";
@@ -134,25 +131,7 @@ export class SearchService {
     return {
       threshold: settings.matching_threshold ?? config.matchingThreshold,
       limit: Math.min(settings.default_max_results, config.limits.max_results),
-      params: this.bm25f(),
-      synonyms: this.tenant.settings.synonyms().compiled,
-      builtinSynonyms: settings.builtin_synonyms,
-      maxTerms: config.limits.max_query_terms,
-      day: dayOf(Date.now()),
-      halfLifeDays: settings.learn_half_life_days,
-    };
-  }
-
-  private bm25f(): Bm25fParams {
-    const weights = this.tenant.settings.current().field_weights;
-    return {
-      ...DEFAULT_BM25F,
-      fields: Object.fromEntries(
-        SCORED_FIELDS.map((f) => [
-          f,
-          { ...DEFAULT_BM25F.fields[f], weight: weights[f] ?? DEFAULT_BM25F.fields[f].weight },
-        ]),
-      ) as Bm25fParams["fields"],
+      ...this.tenant.settings.ranking(Date.now()),
     };
   }
 

@@ -6,6 +6,9 @@
 import { canonicalJson } from "../catalog/json.ts";
 import type { ToolRow } from "../catalog/tool.ts";
 import { limitNote } from "../config/limits.ts";
+import { round } from "../contract/figures.ts";
+import type { Suggestion, TurnMessage } from "../contract/session-schemas.ts";
+import { SUGGEST_THRESHOLD, suggest } from "../search/suggest.ts";
 import { fail, ok, type ApiError, type Result } from "../errors.ts";
 import { sessionAlwaysLoaded } from "../sessions/always-loaded.ts";
 import { budget, budgetCap, type Budget } from "../sessions/budget.ts";
@@ -33,7 +36,10 @@ export interface SessionToolList {
   entries: ListEntry[];
 }
 
-type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "config" | "transaction"> & {
+/** A session as a create or a turn answers it: with the tools its message suggested, when it carried one. */
+export type SessionAnswer = SessionView & { suggested?: Suggestion[] };
+
+type Parts = Pick<TenantParts, "meta" | "sessionStore" | "repo" | "views" | "index" | "config" | "transaction"> & {
   settings: TenantSettings;
   alarms: Alarms;
   learning: Learning;
@@ -48,12 +54,14 @@ export class SessionService {
 
   /**
    * Creates a session. Creating it again with the same options (a retried request) answers the
-   * existing session with `created: false`; the same id with other options is a conflict.
+   * existing session with `created: false`; the same id with other options is a conflict. A `message` (the
+   * user's first) loads the tools it suggests, in the same transaction; it is not one of the options.
    */
   async create(
     options: SessionOptions,
     tools: SessionTool[] | null,
-  ): Promise<Result<{ created: boolean; session: SessionView }>> {
+    turn: TurnMessage = {},
+  ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
     const { sessionStore: store } = this.tenant;
     const now = Date.now();
     const settings = this.tenant.settings.current();
@@ -68,8 +76,11 @@ export class SessionService {
           `Session '${id}' already exists with other options. Choose another session_id, or DELETE this session first.`,
         );
       }
-      this.touch(existing, now);
-      return ok({ created: false, session: this.view(existing) });
+      const suggested = this.tenant.transaction(() => {
+        this.touch(existing, now);
+        return this.suggestFor(existing, turn);
+      });
+      return ok({ created: false, session: this.answer(existing, suggested) });
     }
     const limits = this.tenant.config().limits;
     const live = store.countLive(now);
@@ -97,14 +108,16 @@ export class SessionService {
       toolsVersion: 0,
       turnIdleSeconds: options.turn_idle_seconds ?? null,
       lastSearchAt: null,
+      messageTurn: null,
     };
-    this.tenant.transaction(() => {
+    const suggested = this.tenant.transaction(() => {
       if (existing) store.delete(id); // expired, not yet swept
       store.insert(session, fingerprint);
       if (tools) session.toolsVersion = store.replaceTools(id, tools);
+      return this.suggestFor(session, turn);
     });
     await this.tenant.alarms.schedule(session.expiresAt);
-    return ok({ created: true, session: this.view(session) });
+    return ok({ created: true, session: this.answer(session, suggested) });
   }
 
   get(sessionId: string): Result<SessionView> {
@@ -117,8 +130,11 @@ export class SessionService {
     return ok(null);
   }
 
-  /** Starts the next turn: the search count starts again from 0. */
-  startTurn(sessionId: string, requested?: number): Result<SessionView> {
+  /**
+   * Starts the next turn: the search count starts again from 0. A `message` (the user's) loads the tools it
+   * suggests, in the same transaction, without touching the turn's search budget.
+   */
+  startTurn(sessionId: string, requested?: number, turn: TurnMessage = {}): Result<SessionAnswer> {
     return this.with(sessionId, (session) => {
       const step = turnStep(session.turn, requested);
       if (step.kind === "conflict") return fail("conflict", step.message, { turn: session.turn });
@@ -130,8 +146,54 @@ export class SessionService {
         this.tenant.sessionStore.endIdleTurns(session.id);
       }
       session.turnIdleSeconds = null;
-      return ok(this.view(session));
+      return ok(this.answer(session, this.suggestFor(session, turn)));
     });
+  }
+
+  /**
+   * Suggestions, inside the transaction of a create or a turn: ranks the session's deferred tools against the turn's
+   * message (search/suggest.ts) and activates the confident ones, after everything active before, so they are
+   * callable at once and the tool list's prefix stays as it was. Tools already active or always loaded are never
+   * suggested; the search budget is not touched. A message is ranked once per turn: a retried call (the same turn
+   * again) suggests nothing more. Undefined when the request carried no message.
+   */
+  private suggestFor(session: SessionRecord, turn: TurnMessage): Suggestion[] | undefined {
+    if (turn.message === undefined) return undefined;
+    if (session.messageTurn === session.turn) return [];
+    const { sessionStore: store } = this.tenant;
+    store.markMessage(session.id, session.turn);
+    session.messageTurn = session.turn;
+    const settings = this.tenant.settings.current();
+    // A tenant's suggest_max may exceed a deployment that lowered max_suggestions.
+    const max = Math.min(turn.suggest?.max ?? settings.suggest_max, this.tenant.config().limits.max_suggestions);
+    if (max === 0) return [];
+    const exclude = new Set([...store.activated(session.id), ...this.alwaysLoaded(session).ids]);
+    const hits = suggest(this.tenant.index.get(), turn.message, {
+      ...this.tenant.settings.ranking(Date.now()),
+      max,
+      threshold: turn.suggest?.threshold ?? settings.suggest_threshold ?? SUGGEST_THRESHOLD,
+      exclude,
+    });
+    // The index keeps no text: model-facing names come from the rows, the source of truth.
+    const rows = new Map(this.tenant.repo.getTools(hits.map((h) => h.id)).map((row) => [row.id, row]));
+    const suggested = hits.flatMap((hit): Suggestion[] => {
+      const row = rows.get(hit.id);
+      if (!row || hit.match === "synonyms") return [];
+      return [{ tool_id: row.id, model_name: row.modelName, score: round(hit.score), match: hit.match }];
+    });
+    if (suggested.length === 0) return [];
+    store.activate(
+      session.id,
+      suggested.map((s) => s.tool_id),
+      session.turn,
+      true,
+    );
+    this.tenant.learning.recordMessage(session, turn.message);
+    return suggested;
+  }
+
+  private answer(session: SessionRecord, suggested: Suggestion[] | undefined): SessionAnswer {
+    return { ...this.view(session), ...(suggested ? { suggested } : {}) };
   }
 
   /** Replaces the session's client tools as one step; the answer carries the `tools_version` it produced. */

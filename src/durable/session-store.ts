@@ -20,6 +20,7 @@ interface SessionSql {
   tools_version: number;
   turn_idle_seconds: number | null;
   last_search_at: number | null;
+  message_turn: number | null;
   fingerprint: string;
   [key: string]: SqlStorageValue;
 }
@@ -38,9 +39,13 @@ function fromSql(r: SessionSql): SessionRecord & { fingerprint: string } {
     toolsVersion: r.tools_version,
     turnIdleSeconds: r.turn_idle_seconds,
     lastSearchAt: r.last_search_at,
+    messageTurn: r.message_turn,
     fingerprint: r.fingerprint,
   };
 }
+
+/** What left terms for crediting: a search in the session, or the turn's user message that suggested tools. */
+export type TermKind = "search" | "message";
 
 /** SQLite in Durable Objects binds at most 100 parameters per statement. */
 const IN_CHUNK = 90;
@@ -60,8 +65,9 @@ export class SessionStore {
   insert(s: SessionRecord, fingerprint: string): void {
     this.sql.exec(
       `INSERT INTO sessions (id, created_at, expires_at, ttl_seconds, budget_cap, turn, turn_searches, inline,
-                             deferred_tool_loading, tools_version, turn_idle_seconds, last_search_at, fingerprint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                             deferred_tool_loading, tools_version, turn_idle_seconds, last_search_at, message_turn,
+                             fingerprint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       s.id,
       s.createdAt,
       s.expiresAt,
@@ -74,6 +80,7 @@ export class SessionStore {
       s.toolsVersion,
       s.turnIdleSeconds,
       s.lastSearchAt,
+      s.messageTurn,
       fingerprint,
     );
   }
@@ -104,6 +111,11 @@ export class SessionStore {
         `0${explicit ? ", turn_idle_seconds = NULL" : ""} WHERE id = ?`,
       id,
     );
+  }
+
+  /** The turn's user message was ranked for suggestions (a retry of the turn does not rank it again). */
+  markMessage(id: string, turn: number): void {
+    this.sql.exec(`UPDATE sessions SET message_turn = ? WHERE id = ?`, turn, id);
   }
 
   /** The client says which turn it is in: from now on turns start only when it asks. */
@@ -151,8 +163,11 @@ export class SessionStore {
     );
   }
 
-  /** Appends tools to the session's activated set, after everything activated before. */
-  activate(id: string, toolIds: readonly string[], turn: number): void {
+  /**
+   * Appends tools to the session's activated set, after everything activated before. `suggested`: a turn's message
+   * loaded them (suggestions), not a search.
+   */
+  activate(id: string, toolIds: readonly string[], turn: number, suggested = false): void {
     if (toolIds.length === 0) return;
     let seq = this.sql
       .exec<{ seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM session_activations WHERE session_id = ?`, id)
@@ -160,13 +175,29 @@ export class SessionStore {
     for (const toolId of toolIds) {
       seq += 1;
       this.sql.exec(
-        `INSERT OR IGNORE INTO session_activations (session_id, tool_id, seq, turn) VALUES (?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO session_activations (session_id, tool_id, seq, turn, suggested)
+         VALUES (?, ?, ?, ?, ?)`,
         id,
         toolId,
         seq,
         turn,
+        suggested ? 1 : 0,
       );
     }
+  }
+
+  /** Whether the tool was suggested to the session in `turn` (by that turn's message). */
+  suggestedIn(id: string, turn: number, toolId: string): boolean {
+    return (
+      this.sql
+        .exec(
+          `SELECT 1 FROM session_activations WHERE session_id = ? AND tool_id = ? AND turn = ? AND suggested = 1`,
+          id,
+          toolId,
+          turn,
+        )
+        .toArray().length > 0
+    );
   }
 
   /** Drops tools that left the catalog from every session (same transaction as the catalog write). */
@@ -179,8 +210,11 @@ export class SessionStore {
 
   // ---- learning from use -------------------------------------------------------------------------
 
-  /** Records the analysed terms of a search (`kind` 'search') for the session's current turn. */
-  recordTerms(id: string, turn: number, kind: "search", terms: readonly string[]): void {
+  /**
+   * Records analysed terms for the session's current turn: a search's (`kind` 'search') or the user message's that
+   * suggested tools ('message').
+   */
+  recordTerms(id: string, turn: number, kind: TermKind, terms: readonly string[]): void {
     if (terms.length === 0) return;
     this.sql.exec(
       `INSERT INTO session_terms (session_id, turn, seq, kind, terms)
@@ -193,15 +227,16 @@ export class SessionStore {
     );
   }
 
-  /** The terms recorded in the turn, one list per record, in the order they were recorded. */
-  recordedTerms(id: string, turn: number): string[][] {
+  /** The terms of `kinds` recorded in the turn, one list per record, in the order they were recorded. */
+  recordedTerms(id: string, turn: number, kinds: readonly TermKind[]): string[][] {
     return this.sql
-      .exec<{ terms: string }>(
-        `SELECT terms FROM session_terms WHERE session_id = ? AND turn = ? ORDER BY seq`,
+      .exec<{ terms: string; kind: string }>(
+        `SELECT terms, kind FROM session_terms WHERE session_id = ? AND turn = ? ORDER BY seq`,
         id,
         turn,
       )
       .toArray()
+      .filter((r) => (kinds as readonly string[]).includes(r.kind))
       .map((r) => r.terms.split(" "));
   }
 

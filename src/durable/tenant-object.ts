@@ -14,7 +14,8 @@ import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
 import type { DoctorReport, Usage } from "../contract/console-schemas.ts";
 import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
-import type { Plan, PlanRequest } from "../contract/session-schemas.ts";
+import type { Plan, PlanRequest, TurnMessage } from "../contract/session-schemas.ts";
+import type { CatalogDiff, RollbackResult } from "../contract/history-schemas.ts";
 import { fail, ok, type Result } from "../errors.ts";
 import type { DeferredLine } from "../sessions/deferred-list.ts";
 import type { SessionOptions, SessionView } from "../sessions/session.ts";
@@ -23,6 +24,10 @@ import type { ListEntry } from "../sessions/tool-list.ts";
 import { Access, type KeyRecord } from "./access.ts";
 import { Alarms } from "./alarms.ts";
 import { AuditLog } from "./audit-log.ts";
+import type { BackupHeader, RestoreRecord } from "../contract/backup.ts";
+import { TenantBackups, type PendingHeader } from "./backup.ts";
+import { CatalogHistory, type RevisionRecord } from "./catalog-history.ts";
+import { TenantRestore, type RestoreOutcome } from "./restore.ts";
 import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads.ts";
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
@@ -34,41 +39,59 @@ import { Learning } from "./learning.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
 import { QueryLog } from "./query-log.ts";
+import { registryOf, type TenantReport } from "./registry.ts";
+import type { TenantParts } from "./tenant-parts.ts";
 import { migrate } from "./schema.ts";
 import { SearchService, type SearchInput, type SearchOutput } from "./search-service.ts";
-import { SessionService, type SessionToolList } from "./session-service.ts";
+import { SessionService, type SessionAnswer, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 import { TenantSettings } from "./tenant-settings.ts";
 import { UsageService, type UsageRequest } from "./usage-service.ts";
 
 export class TenantObject extends DurableObject<Env> {
   /** A field of its own (not only inside the services) so that fault-injection tests can reach the real row writer. */
-  private readonly repo: CatalogRepo;
+  private repo!: CatalogRepo;
   /** The key records `auth` caches, held here where a test can see that forged key ids never grow it. */
   private readonly keys = new Map<string, KeyRecord>();
-  private readonly auth: Access;
-  private readonly settings: TenantSettings;
-  private readonly auditLog: AuditLog;
-  private readonly alarms: Alarms;
-  private readonly learning: Learning;
-  private readonly writes: CatalogWrites;
-  private readonly reads: CatalogReads;
-  private readonly searches: SearchService;
-  private readonly sessions: SessionService;
-  private readonly doctor: DoctorService;
-  private readonly usageReads: UsageService;
+  /** The storage parts every service is built over (services hold caches: `wire` builds them afresh). */
+  private parts!: TenantParts;
+  private auth!: Access;
+  private settings!: TenantSettings;
+  private auditLog!: AuditLog;
+  private alarms!: Alarms;
+  private learning!: Learning;
+  private writes!: CatalogWrites;
+  private reads!: CatalogReads;
+  private searches!: SearchService;
+  private sessions!: SessionService;
+  private backups!: TenantBackups;
+  private restores!: TenantRestore;
+  private doctor!: DoctorService;
+  private usageReads!: UsageService;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.wire();
+    void ctx.blockConcurrencyWhile(async () => {
+      migrate(ctx.storage.sql);
+      // A tenant the registry has not heard from (made before the registry existed): it reports at its next alarm.
+      if (this.parts.meta.tenantId() && this.parts.meta.get("reported_revision") === null) this.alarms.snapshotSoon();
+    });
+  }
+
+  /** Builds the services over this object's storage, with empty caches (at start, and after the tenant is erased). */
+  private wire(): void {
+    const ctx = this.ctx;
     const sql = ctx.storage.sql;
     const meta = new Meta(sql);
-    const config = () => loadConfig(env);
+    const config = () => loadConfig(this.env);
+    this.keys.clear();
     this.repo = new CatalogRepo(sql);
     const learned = new LearnedStore(sql, meta);
     this.auditLog = new AuditLog(sql, meta, () => config().limits);
-    const base = {
+    const base: TenantParts = {
       sql,
       meta,
       repo: this.repo,
@@ -82,10 +105,16 @@ export class TenantObject extends DurableObject<Env> {
       queryLog: new QueryLog({ sql, config, transaction: (work) => ctx.storage.transactionSync(work) }, () =>
         this.alarms.logSoon(),
       ),
+      history: new CatalogHistory(sql, meta, () => config().limits),
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
       setAlarm: (at: number) => ctx.storage.setAlarm(at),
+      report: async (report) => {
+        const id = meta.tenantId();
+        if (id) await registryOf(this.env).report(id, report);
+      },
     };
+    this.parts = base;
     this.auth = new Access(base, this.keys);
     this.settings = new TenantSettings(base);
     this.alarms = new Alarms({ ...base, settings: this.settings });
@@ -95,9 +124,10 @@ export class TenantObject extends DurableObject<Env> {
     this.sessions = new SessionService(services);
     this.reads = new CatalogReads({ ...services, sessions: this.sessions });
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
+    this.backups = new TenantBackups(base, this.settings);
+    this.restores = new TenantRestore(base);
     this.doctor = new DoctorService({ ...services, searches: this.searches });
     this.usageReads = new UsageService(services);
-    void ctx.blockConcurrencyWhile(async () => migrate(sql));
   }
 
   private async guarded<T>(
@@ -228,6 +258,152 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "write", () => this.writes.deleteTool(caller, id));
   }
 
+  /** Makes the catalog what it was at `revision`, as a new revision (410 when that revision is no longer kept). */
+  async rollback(caller: Caller, revision: number): Promise<Result<RollbackResult>> {
+    return this.guarded(caller, "write", () => this.writes.rollback(caller, revision));
+  }
+
+  // ---- catalog history ----------------------------------------------------------------------------
+
+  /** Revisions, newest first, with the current and the oldest kept. */
+  async revisions(
+    caller: Caller,
+    options: { before?: number | undefined; limit: number },
+  ): Promise<Result<{ revisions: RevisionRecord[]; more: boolean; current: number; oldest: number }>> {
+    return this.guarded(caller, "search", () => {
+      const { history, meta } = this.parts;
+      return ok({ ...history.page(options), current: meta.number("revision"), oldest: history.oldest() });
+    });
+  }
+
+  /** A page of what differs between two kept revisions (`to`: the current one when null). */
+  async diff(
+    caller: Caller,
+    options: { from: number; to: number | null; after: string | null; limit: number },
+  ): Promise<Result<CatalogDiff>> {
+    return this.guarded(caller, "search", () => {
+      const { history, meta } = this.parts;
+      const current = meta.number("revision");
+      const to = options.to ?? current;
+      const oldest = history.oldest();
+      for (const r of [options.from, to]) {
+        if (r > current)
+          return fail("not-found", `No revision ${r}: the catalog is at revision ${current}.`, {
+            current_revision: current,
+          });
+        if (r < oldest)
+          return fail("gone", `Revision ${r} is no longer kept; the oldest kept revision is ${oldest}.`, {
+            oldest_revision: oldest,
+          });
+      }
+      return ok(history.diff(options.from, to, options.after, options.limit));
+    });
+  }
+
+  // ---- lifecycle (the registry and the operator's routes) -----------------------------------------
+
+  /** What the registry lists about this tenant (called by the registry and the Worker's tenant routes). */
+  async registryReport(): Promise<TenantReport> {
+    return this.alarms.registryReport();
+  }
+
+  /**
+   * Erases the tenant: every row (catalog, keys, settings, sessions, history, audit trail, index snapshot, learned
+   * terms), its alarm, and what this instance holds in memory. Its keys stop working at once. Safe to repeat.
+   */
+  async eraseTenant(): Promise<{ existed: boolean; tools: number }> {
+    const existed = this.parts.meta.tenantId() !== null;
+    const tools = existed ? this.parts.repo.countTools() : 0;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.wire();
+    migrate(this.ctx.storage.sql);
+    return { existed, tools };
+  }
+
+  // ---- backup and restore -------------------------------------------------------------------------
+
+  /** Opens a backup of the tenant as it is now: its id, and its header but the checksum. */
+  async backupBegin(caller: Caller): Promise<Result<{ id: string; header: PendingHeader }>> {
+    return this.guarded(caller, "admin", async () => {
+      const opened = this.backups.begin(Date.now());
+      const expiry = this.backups.nextExpiry();
+      if (expiry !== null) await this.alarms.schedule(expiry + 1);
+      return ok(opened);
+    });
+  }
+
+  /** A page of an open backup's lines; the same cursor gives the same lines while it is open. */
+  async backupPage(
+    caller: Caller,
+    id: string,
+    cursor: string | null,
+  ): Promise<Result<{ lines: string[]; next: string | null }>> {
+    return this.guarded(caller, "admin", () => this.backups.page(id, cursor, Date.now()));
+  }
+
+  async backupEnd(caller: Caller, id: string): Promise<Result<null>> {
+    return this.guarded(caller, "admin", () => {
+      this.backups.end(id);
+      return ok(null);
+    });
+  }
+
+  /**
+   * Starts a restore into this tenant, which must not exist yet or be empty (operator only). A restore already in
+   * progress here is replaced: its next batch is refused.
+   */
+  async restoreBegin(caller: Caller, header: BackupHeader): Promise<Result<{ restoreId: string }>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    const begun = this.restores.begin(header, Date.now());
+    if (begun.ok) await this.planRestoreCleanup();
+    return begun;
+  }
+
+  /** Stages a batch of checked lines; nothing of the tenant changes until the commit. */
+  async restoreAppend(caller: Caller, restoreId: string, records: RestoreRecord[]): Promise<Result<null>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    return this.restores.append(restoreId, records, Date.now());
+  }
+
+  /**
+   * Moves a restore whose stream the Worker has verified (checksum, counts) into place, in one transaction; the
+   * tenant then exists (or is no longer empty) and serves, its index built from the restored rows.
+   */
+  async restoreCommit(caller: Caller, restoreId: string, tenantId: string): Promise<Result<RestoreOutcome>> {
+    if (caller.kind !== "operator") return fail("forbidden", "Only the operator token restores tenants.");
+    const committed = this.restores.commit(restoreId, tenantId, Date.now());
+    if (!committed.ok) return committed;
+    this.wire(); // settings, synonyms, keys and the index as restored, not as cached before
+    this.alarms.snapshotSoon();
+    return committed;
+  }
+
+  /** Drops a restore (refused, or its client gone): a tenant that did not exist holds nothing afterwards. */
+  async restoreAbort(caller: Caller, restoreId: string): Promise<void> {
+    if (caller.kind !== "operator") return;
+    this.restores.abort(restoreId);
+    await this.forgetIfNothing();
+  }
+
+  /** A restore that stops being fed is dropped by the alarm. */
+  private async planRestoreCleanup(): Promise<void> {
+    const at = this.restores.staleAt();
+    if (at === null) return;
+    const planned = await this.ctx.storage.getAlarm();
+    if (planned === null || planned > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** An object whose tenant does not exist and that stages nothing holds nothing: its storage is emptied. */
+  private async forgetIfNothing(): Promise<void> {
+    if (this.parts.meta.tenantId() === null && this.restores.staleAt() === null) {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.wire();
+      migrate(this.ctx.storage.sql);
+    }
+  }
+
   // ---- catalog reads ------------------------------------------------------------------------------
 
   async listTools(caller: Caller, options: PageOptions): Promise<Result<{ tools: ToolRow[]; more: boolean }>> {
@@ -300,8 +476,9 @@ export class TenantObject extends DurableObject<Env> {
     caller: Caller,
     options: SessionOptions,
     tools: SessionTool[] | null,
-  ): Promise<Result<{ created: boolean; session: SessionView }>> {
-    return this.guarded(caller, "search", () => this.sessions.create(options, tools));
+    turn: TurnMessage = {},
+  ): Promise<Result<{ created: boolean; session: SessionAnswer }>> {
+    return this.guarded(caller, "search", () => this.sessions.create(options, tools, turn));
   }
 
   /**
@@ -326,9 +503,14 @@ export class TenantObject extends DurableObject<Env> {
     return this.guarded(caller, "search", () => this.sessions.delete(sessionId));
   }
 
-  /** Starts the next turn: the search count starts again from 0. */
-  async startTurn(caller: Caller, sessionId: string, requested?: number): Promise<Result<SessionView>> {
-    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested));
+  /** Starts the next turn: the search count starts again from 0; a message loads the tools it suggests. */
+  async startTurn(
+    caller: Caller,
+    sessionId: string,
+    requested?: number,
+    turn: TurnMessage = {},
+  ): Promise<Result<SessionAnswer>> {
+    return this.guarded(caller, "search", () => this.sessions.startTurn(sessionId, requested, turn));
   }
 
   /**
@@ -364,6 +546,13 @@ export class TenantObject extends DurableObject<Env> {
   // ---- alarm --------------------------------------------------------------------------------------
 
   override async alarm(): Promise<void> {
-    return this.alarms.ring();
+    const now = Date.now();
+    if (this.restores.dropStale(now)) await this.forgetIfNothing();
+    else await this.planRestoreCleanup();
+    if (!this.parts.meta.tenantId()) return;
+    this.parts.transaction(() => this.backups.dropExpired(now));
+    await this.alarms.ring();
+    const expiry = this.backups.nextExpiry();
+    if (expiry !== null) await this.alarms.schedule(expiry + 1);
   }
 }

@@ -7,12 +7,14 @@
  */
 import type { ServiceConfig } from "../config/env.ts";
 import type { AuditLog } from "./audit-log.ts";
+import type { CatalogHistory } from "./catalog-history.ts";
 import type { CatalogRepo } from "./catalog-repo.ts";
 import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
 import type { QueryLog } from "./query-log.ts";
+import type { TenantReport } from "./registry.ts";
 import type { SessionStore } from "./session-store.ts";
 
 export interface TenantParts {
@@ -27,10 +29,13 @@ export interface TenantParts {
   auditLog: AuditLog;
   /** The query log's buffer and its aggregates (query-log.ts). */
   queryLog: QueryLog;
+  history: CatalogHistory;
 
   /** The deployment's configuration, read when needed: a bad one fails the request that needs it. */
   config(): ServiceConfig;
   /** The object's `transactionSync`: all of `work` is committed, or none of it. */
   transaction<T>(work: () => T): T;
   setAlarm(at: number): Promise<void>;
+  /** Tells the tenant registry this tenant's figures (tools, revision, last write). */
+  report(report: TenantReport): Promise<void>;
 }

@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { limitNote } from "../config/limits.ts";
 import type { ApiError } from "../errors.ts";
 import { callerFor, isAuthenticated, requireOperator, type Authenticated } from "./auth.ts";
-import { bodyGuard } from "./body-guard.ts";
+import { bodyGuard, streamsItsBody } from "./body-guard.ts";
 
 import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
@@ -23,6 +23,9 @@ import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerExportRoutes } from "./routes/export.ts";
+import { registerBackupRoutes } from "./routes/backup.ts";
+import { registerHistoryRoutes } from "./routes/history.ts";
+import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
 import { registerInsightRoutes } from "./routes/insights.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
@@ -66,13 +69,15 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   });
   // Who is calling and whether they are within their rate limit come first: a request refused for
   // either costs no body read and no tenant work.
-  app.use("/v1/tenants", async (c, next) => {
+  const operatorOnly = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     await admit(c, await requireOperator(c, config));
     // No tenant, so no allowed_origins: only the service's own pages (and non-browser clients) get here.
     const origin = foreignOrigin(c.req.raw);
     if (origin !== null) refuse("forbidden", `Requests from pages of ${origin} may not manage tenants.`, { origin });
     await next();
-  });
+  };
+  app.use("/v1/tenants", operatorOnly);
+  app.use("/v1/operator/*", operatorOnly);
   app.use("/v1/tenants/:tenant/*", async (c, next) => {
     const tenant = c.req.param("tenant");
     if (!TENANT_ID.test(tenant))
@@ -84,21 +89,20 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
     if (origin !== null) expectOk(await c.get("tenant").admitOrigin(c.get("caller"), origin));
     await next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: config.limits.max_body_bytes,
-      onError: (c) =>
-        sendError(
-          c,
-          errorBody(
-            "payload-too-large",
-            `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
-              `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
-          ),
+  const limitBody = bodyLimit({
+    maxSize: config.limits.max_body_bytes,
+    onError: (c) =>
+      sendError(
+        c,
+        errorBody(
+          "payload-too-large",
+          `Request bodies are limited to ${config.limits.max_body_bytes} bytes; split the upload ` +
+            `into smaller batches ${limitNote("max_body_bytes", config.limits)}.`,
         ),
-    }),
-  );
+      ),
+  });
+  // A restore's body is a stream bounded by max_restore_bytes, checked line by line as it is read (http/restore.ts).
+  app.use("*", (c, next) => (streamsItsBody(c.req.method, c.req.path) ? next() : limitBody(c, next)));
   app.use("*", bodyGuard(config.limits));
 
   app.openapi(healthz, (c) => c.json({ ok: true as const }, 200));
@@ -108,6 +112,9 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerSessionRoutes(app, config);
   registerPlanningRoutes(app, config);
   registerExportRoutes(app, config);
+  registerHistoryRoutes(app, config);
+  registerBackupRoutes(app, config);
+  registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
   registerInsightRoutes(app, config);

@@ -26,7 +26,7 @@ type TextProblem = { kind: "depth"; depth: number } | { kind: "surrogate"; at: n
  * `\uXXXX` escape that is half of a surrogate pair without its other half. One pass, no
  * recursion, no parsing; text that is not JSON at all is left for the parser to refuse.
  */
-function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
+export function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
   let depth = 0;
   let inString = false;
   let pendingHigh = false; // the previous character in this string was a high-surrogate escape
@@ -62,9 +62,17 @@ function jsonTextProblem(text: string, maxDepth: number): TextProblem | null {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/**
+ * Routes that read their body as a stream, with checks of their own on every line (POST .../restore: a backup may be
+ * far larger than max_body_bytes, and is never held whole).
+ */
+export function streamsItsBody(method: string, path: string): boolean {
+  return method === "POST" && /^\/v1\/tenants\/[^/]+\/restore\/?$/.test(path);
+}
+
 export function bodyGuard(limits: Limits): MiddlewareHandler {
   return async (c, next) => {
-    if (!c.req.raw.body) return next();
+    if (!c.req.raw.body || streamsItsBody(c.req.method, c.req.path)) return next();
     // Read once; Hono keeps the bytes, so handlers and validators parse from the same copy.
     const bytes = await c.req.arrayBuffer();
     let text: string;

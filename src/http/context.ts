@@ -2,6 +2,7 @@
 import type { ServiceConfig } from "../config/env.ts";
 import type { Caller } from "../tenancy/keys.ts";
 import type { TenantObject } from "../durable/tenant-object.ts";
+import type { TenantRegistry } from "../durable/registry.ts";
 
 /**
  * The tenant object's RPC methods as the Worker sees them. Their arguments and results are plain
@@ -16,6 +17,17 @@ export type TenantApi = {
 
 export function tenantStub(env: Env, tenant: string): TenantApi {
   return env.TENANTS.get(env.TENANTS.idFromName(tenant)) as unknown as TenantApi;
+}
+
+/** The tenant registry's RPC methods, viewed the same way. */
+export type RegistryApi = {
+  [K in keyof TenantRegistry as TenantRegistry[K] extends (...args: never[]) => unknown ? K : never]: (
+    ...args: Parameters<Extract<TenantRegistry[K], (...args: never[]) => unknown>>
+  ) => Promise<Awaited<ReturnType<Extract<TenantRegistry[K], (...args: never[]) => unknown>>>>;
+};
+
+export function registryStub(env: Env): RegistryApi {
+  return env.REGISTRY.get(env.REGISTRY.idFromName("registry")) as unknown as RegistryApi;
 }
 
 export type AppEnv = {

@@ -20,6 +20,7 @@ import {
   TOOL_DESCRIBE_NAME,
   toolError,
   toolResult,
+  withTurnMeta,
   type CallToolResult,
   type McpToolDefinition,
 } from "./tools.ts";
@@ -30,8 +31,11 @@ export interface McpBackend {
   toolSearchTool(): Promise<Result<McpToolDefinition>>;
   /** A search in the session: budgeted, and activating what it finds. */
   search(args: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
-  /** The client announces its turn (`_meta["tool-search/turn"]`). */
-  startTurn(turn: number): Promise<Result<unknown>>;
+  /**
+   * The client announces its turn (`_meta["tool-search/turn"]`): a number, or `{turn?, message?, suggest?}`. Answers
+   * what the result's `_meta` reports back: the turn, and with a message the tools it suggested.
+   */
+  startTurn(announced: number | Record<string, unknown>): Promise<Result<Record<string, unknown> | undefined>>;
   /** One tool's full definition. */
   describe(args: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
 }
@@ -62,12 +66,16 @@ export function buildMcpServer(backend: McpBackend, info: ServerInfo): Server {
     const { name, arguments: args = {}, _meta } = request.params;
     const announced = announcedTurn(_meta);
     if (announced.error) return toolError(announced.error);
-    if (announced.turn !== undefined) {
-      const turn = await backend.startTurn(announced.turn);
-      if (!turn.ok) return toolError(turn.error);
+    let turn: Record<string, unknown> | undefined;
+    if (announced.announced !== undefined) {
+      const started = await backend.startTurn(announced.announced);
+      if (!started.ok) return toolError(started.error);
+      turn = started.value;
     }
-    if (name === TOOL_DESCRIBE_NAME) return answer(await backend.describe(args));
-    if (name === TOOL_SEARCH_NAME) return answer(await backend.search(args));
+    // The tools a message suggested are active before the call runs: a search in the same call does not return them
+    // as newly activated, and the result's _meta names them.
+    if (name === TOOL_DESCRIBE_NAME) return withTurnMeta(answer(await backend.describe(args)), turn);
+    if (name === TOOL_SEARCH_NAME) return withTurnMeta(answer(await backend.search(args)), turn);
     // The specification answers a call to a tool the server does not have with a protocol error, not a tool result.
     throw new McpError(
       ErrorCode.InvalidParams,

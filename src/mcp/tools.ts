@@ -68,15 +68,31 @@ export function toolError(error: ApiError): CallToolResult {
   return { ...toolResult(error), isError: true };
 }
 
-/** The turn a `tools/call` announces in `_meta`, if any; a value that is not a positive integer is an error. */
-export function announcedTurn(meta: Record<string, unknown> | undefined): { turn?: number; error?: ApiError } {
+/**
+ * What a `tools/call` announces in `_meta["tool-search/turn"]`: the number of the client's current turn, or an object
+ * `{turn?, message?, suggest?}` that also carries the user's message (the turn's tools are then suggested, as on POST
+ * .../turns; the backend validates the object). Nothing when absent; a value of neither form is an error.
+ */
+export function announcedTurn(meta: Record<string, unknown> | undefined): {
+  announced?: number | Record<string, unknown>;
+  error?: ApiError;
+} {
   const value = meta?.[TURN_META_KEY];
   if (value === undefined) return {};
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return { turn: value };
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return { announced: value };
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && ("turn" in value || "message" in value))
+    return { announced: value as Record<string, unknown> };
   return {
     error: {
       error: "invalid-request",
-      message: `_meta["${TURN_META_KEY}"] must be a positive integer: the number of the client's current turn.`,
+      message:
+        `_meta["${TURN_META_KEY}"] must be the number of the client's current turn (a positive integer), or ` +
+        `{"turn": n, "message": "<the user's message>"} (either key may be left out).`,
     },
   };
+}
+
+/** A result with what the turn announced in its request's `_meta` led to (the tools the message suggested). */
+export function withTurnMeta(result: CallToolResult, turn: Record<string, unknown> | undefined): CallToolResult {
+  return turn === undefined ? result : { ...result, _meta: { [TURN_META_KEY]: turn } };
 }

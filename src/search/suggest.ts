@@ -12,7 +12,7 @@
  *
  * At most `max` tools (tenant setting `suggest_max`, default 3; 0 turns suggestions off). Chit-chat ("thanks!",
  * "ok great") scores far below the threshold: its words are stop words or name nothing in a catalog. Chosen with
- * `npm run eval -- --suggest` (docs/quality.md).
+ * `npm run eval -- --suggest` (docs/suggestions.md).
  */
 import type { Hit, SearchOptions, ToolIndex } from "./tool-index.ts";
 
@@ -20,7 +20,8 @@ export const SUGGEST_THRESHOLD = 3.5;
 export const SUGGEST_MAX = 3;
 const NEAR_BEST = 0.95;
 
-export interface SuggestOptions extends Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms"> {
+export interface SuggestOptions
+  extends Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms" | "day" | "halfLifeDays"> {
   max: number;
   threshold: number;
   /** Tools that must not be suggested (already active, or always loaded). */

@@ -310,6 +310,14 @@ export class ToolIndex {
     return this.db.count;
   }
 
+  /**
+   * Internal ids handed out, live or not: a tool that leaves the catalog keeps its slot (its id string, its lengths)
+   * until the index is built afresh, so a catalog whose tools keep changing names grows this past `size`.
+   */
+  get allocatedIds(): number {
+    return this.db.ids.internalIdToId.length;
+  }
+
   has(id: string): boolean {
     const internalId = this.idMap().get(id);
     return internalId !== undefined && this.names().records[internalId] !== undefined;

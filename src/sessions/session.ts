@@ -94,6 +94,8 @@ export interface SessionRecord {
   turnIdleSeconds: number | null;
   /** When the last search was attempted (ran, or was refused for the budget), in ms; null before the first. */
   lastSearchAt: number | null;
+  /** The last turn whose user message was ranked for suggestions; null before the first message. */
+  messageTurn: number | null;
 }
 
 export function isExpired(session: Pick<SessionRecord, "expiresAt">, now: number): boolean {

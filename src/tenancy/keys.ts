@@ -67,3 +67,16 @@ export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   return crypto.subtle.timingSafeEqual(a, b);
 }
+
+/**
+ * A key of one tenant spelled for another (after a restore under a new tenant id): the same key id and secret, so the
+ * restored record (its hash) accepts it; only the tenant part changes. A key may end in a 9-character tag (a MAC of
+ * the rest, in deployments that tag keys): a tag covers the old tenant, so it is dropped and the key given in the
+ * untagged form such deployments still accept (unless they require signed keys: then an admin makes new keys).
+ * Null when `key` is not a key or `tenant` not a tenant id.
+ */
+export function rekey(key: string, tenant: string): string | null {
+  const m = /^tsk_([a-z0-9][a-z0-9-]{0,62})_([a-z0-9]{12})_([A-Za-z0-9]{40})(?:[A-Za-z0-9]{9})?$/.exec(key);
+  if (!m || !TENANT_ID.test(tenant)) return null;
+  return `tsk_${tenant}_${m[2]}_${m[3]}`;
+}

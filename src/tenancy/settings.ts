@@ -6,6 +6,7 @@ import { z } from "zod";
 import { SCORED_FIELDS, type ScoredField } from "../catalog/fields.ts";
 import { DeferSchema } from "../catalog/tool.ts";
 import { DEFAULT_HALF_LIFE_DAYS } from "../search/learning.ts";
+import { SUGGEST_MAX, SUGGEST_THRESHOLD } from "../search/suggest.ts";
 
 const weight = z.number().min(0).max(20);
 
@@ -101,6 +102,25 @@ export const SettingsSchema = z
       .max(3650)
       .default(DEFAULT_HALF_LIFE_DAYS)
       .describe("Learned credit halves every this many days (decay advances daily)"),
+    suggest_max: z
+      .number()
+      .int()
+      .min(0)
+      .default(SUGGEST_MAX)
+      .describe(
+        "Suggestions: at most this many deferred tools a turn's user message (`message` on POST .../sessions and " +
+          ".../turns) loads at once; 0 turns suggestions off. At most the deployment's max_suggestions (10)",
+      ),
+    suggest_threshold: z
+      .number()
+      .min(0)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe(
+        `Suggestions: the score a tool must reach to be loaded from a message, stricter than search's threshold; ` +
+          `null uses the service default (${SUGGEST_THRESHOLD})`,
+      ),
     log_queries: z
       .boolean()
       .default(true)
@@ -137,6 +157,8 @@ export const SettingsSchema = z
       builtin_synonyms: true,
       learn_from_use: true,
       learn_half_life_days: DEFAULT_HALF_LIFE_DAYS,
+      suggest_max: SUGGEST_MAX,
+      suggest_threshold: null,
       log_queries: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
       allowed_origins: [],
@@ -175,6 +197,8 @@ export const SettingsPatchSchema = z
     builtin_synonyms: z.boolean().optional(),
     learn_from_use: z.boolean().optional(),
     learn_half_life_days: z.number().min(1).max(3650).optional(),
+    suggest_max: z.number().int().min(0).optional(),
+    suggest_threshold: z.number().min(0).max(100).nullable().optional(),
     log_queries: z.boolean().optional(),
     plan: z
       .strictObject({

@@ -12,14 +12,14 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(label: string, stream: NodeJS.WriteStream = process.stdout): Progress {
+export function createProgress(label: string, stream: NodeJS.WriteStream = process.stdout, unit = "tools"): Progress {
   if (!stream.isTTY) {
     return { start() {}, advance() {}, note: (line) => void process.stderr.write(`${line}\n`), stop() {} };
   }
   const bars = new cliProgress.MultiBar(
     {
       stream,
-      format: `${label} {bar} {value}/{total} tools | {percentage}% | {duration_formatted}`,
+      format: `${label} {bar} {value}/{total} ${unit} | {percentage}% | {duration_formatted}`,
       hideCursor: true,
       clearOnComplete: false,
     },

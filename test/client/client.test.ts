@@ -9,6 +9,7 @@ import {
   ToolSearchError,
   type ClientOptions,
   type RetryEvent,
+  type Suggestion,
   type ToolInput,
 } from "../../src/client/index.ts";
 import { OPERATOR, uniqueTenant } from "../helpers.ts";
@@ -191,6 +192,48 @@ describe("ToolSearchClient", () => {
     expect((await api.learned.list({ limit: 5 })).tools).toMatchObject([{ tool_id: "weather::get_weather" }]);
     expect(await api.learned.forget()).toEqual({ tools: 1, terms: 2 });
     expect((await api.learned.list()).tools).toEqual([]);
+  });
+
+  it("passes the user's message on a create and a turn, typed, and reads the suggested tools", async () => {
+    const { api } = await freshTenant();
+    await api.tools.upsert([
+      { server: "weather", ...weather },
+      {
+        server: "mail",
+        name: "send_email",
+        description: "Send an email message",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+      },
+    ]);
+    await api.settings.patch({ suggest_max: 2, suggest_threshold: 1 });
+    const created = await api.sessions.create({
+      session_id: "talker",
+      message: "What is the current weather in Oslo?",
+    });
+    const first: Suggestion[] | undefined = created.suggested;
+    expect(first).toEqual([
+      {
+        tool_id: "weather::get_weather",
+        model_name: "weather__get_weather",
+        score: expect.any(Number),
+        match: "terms",
+      },
+    ]);
+    const session = api.session("talker");
+    const next = await session.startTurn({ turn: 2, message: "send an email to Kim", suggest: { max: 1 } });
+    expect(next.suggested?.map((s) => s.tool_id)).toEqual(["mail::send_email"]);
+    expect(next.activated).toEqual(["weather::get_weather", "mail::send_email"]);
+    expect((await session.toolList()).entries.map((e) => e.name)).toEqual([
+      "tool_search",
+      "weather__get_weather",
+      "mail__send_email",
+    ]);
+    expect((await session.startTurn({ turn: 3, message: "thanks!" })).suggested).toEqual([]);
+    expect((await session.startTurn()).suggested).toBeUndefined();
+    await expect(session.startTurn({ message: "x", suggest: { max: 11 } })).rejects.toMatchObject({
+      status: 400,
+      body: { error: "invalid-request", limit: "max_suggestions" },
+    });
   });
 
   it("reads the deferred list and the plan, and converts tool results", async () => {

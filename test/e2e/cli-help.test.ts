@@ -15,6 +15,9 @@ const SCRIPTS: Record<string, { file: string; flags: string[] }> = {
   eval: { file: "scripts/eval.ts", flags: ["--data", "--threshold", "--sweep", "--http", "--json"] },
   bench: { file: "scripts/bench.ts", flags: ["--json", "--http", "--catalogs", "--queries"] },
   load: { file: "scripts/load.ts", flags: ["--concurrency", "--duration", "--tools", "--seed"] },
+  soak: { file: "scripts/soak.ts", flags: ["--minutes", "--tools", "--users", "--every", "--seed"] },
+  backup: { file: "scripts/backup.ts", flags: ["--url", "--tenant", "--token", "--out"] },
+  restore: { file: "scripts/restore.ts", flags: ["--url", "--tenant", "--token", "--dry-run", "--rekey"] },
   "bin/tool-search-upload": { file: "bin/tool-search-upload.js", flags: ["--url", "--key", "--dry-run"] },
 };
 

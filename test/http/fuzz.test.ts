@@ -170,9 +170,9 @@ const CONTENT_TYPES = [
   "",
 ];
 
-function bodyArb(valid: unknown): fc.Arbitrary<Body> {
+function bodyArb(valid: unknown, rawText?: string): fc.Arbitrary<Body> {
   const json = (value: unknown) => ({ text: JSON.stringify(value), contentType: "application/json" });
-  const validText = valid === undefined ? "{}" : JSON.stringify(valid);
+  const validText = rawText ?? (valid === undefined ? "{}" : JSON.stringify(valid));
   const shapes: fc.Arbitrary<Body>[] = [
     hostileJson.map(json),
     fc.string({ maxLength: 200 }).map((text) => ({ text, contentType: "application/json" })),
@@ -261,11 +261,12 @@ function mutationArb(route: Route, example: Example): fc.Arbitrary<Mutation> {
             .map((values) => Object.fromEntries(picked.map((n, i) => [n, values[i]!]))),
         )
     : fc.constant({});
-  const hasBody = example.body !== undefined || ["POST", "PUT", "PATCH"].includes(route.method);
+  const hasBody =
+    example.body !== undefined || example.raw !== undefined || ["POST", "PUT", "PATCH"].includes(route.method);
   return fc.record({
     params,
     query: route.method === "GET" ? queryArb(example.query) : fc.constant(example.query),
-    body: hasBody ? fc.option(bodyArb(example.body), { freq: 6 }) : fc.constant(null),
+    body: hasBody ? fc.option(bodyArb(example.body, example.raw?.text), { freq: 6 }) : fc.constant(null),
     operator: fc.integer({ min: 0, max: 9 }).map((n) => n < 3),
   });
 }

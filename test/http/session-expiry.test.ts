@@ -48,7 +48,12 @@ describe("session expiry through the Durable Object alarm", () => {
     vi.setSystemTime(expiresAt + 1_000);
     expect(await runDurableObjectAlarm(tenantStub(tenant))).toBe(true);
     rows = await sessionRows(tenant);
-    expect(rows).toEqual({ sessions: 0, activations: 0, tools: 0, alarm: null });
+    // No session left: the alarm's next duty is the catalog history's retention, when the upload's revision (the
+    // successor of the tenant's creation) leaves the age window (history_max_age_days, 30).
+    const revisions = (await call("GET", `/v1/tenants/${tenant}/catalog/revisions`, { token: key })).body.revisions;
+    const upload = revisions.find((r: { revision: number }) => r.revision === 1);
+    const pruneAt = Date.parse(upload.at) + 30 * 24 * 3600 * 1000 + 1;
+    expect(rows).toEqual({ sessions: 0, activations: 0, tools: 0, alarm: pruneAt });
     const gone = await call("GET", sessionPath(tenant, id), { token: key });
     expect(gone.status).toBe(404);
   });

@@ -5,13 +5,14 @@
  * audit trail check what is kept instead. A limit without a case fails the first test.
  */
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/env.ts";
 import { LIMIT_NAMES, limitInfo, limitsTable, type LimitName } from "../../src/config/limits.ts";
 import reliabilityDoc from "../../docs/reliability.md?raw";
 import { call, createKey, mcpTool, OPERATOR, tenantWithKey, upsert, type Reply } from "../helpers.ts";
-import { stateFingerprint } from "../routes.ts";
+import { BackupChecksum } from "../../src/contract/backup.ts";
+import { send, stateFingerprint } from "../routes.ts";
 
 const limits = loadConfig(env).limits;
 
@@ -221,6 +222,12 @@ const CASES: Record<LimitName, Case> = {
     request: (t) =>
       post(t, "/sessions", { inline: Array.from({ length: limits.max_inline_tools + 1 }, (_, i) => `s::t${i}`) }),
   },
+  // The setting; a turn's suggest.max and the setting at the bound: test/limits/suggest-limit.test.ts.
+  max_suggestions: {
+    kind: "refusal",
+    request: (t) =>
+      call("PATCH", path(t, "/settings"), { token: t.key, body: { suggest_max: limits.max_suggestions + 1 } }),
+  },
   audit_max_entries: {
     kind: "retention",
     run: async (t) => {
@@ -315,9 +322,95 @@ const CASES: Record<LimitName, Case> = {
       expect(logged).toMatchObject({ query: "é".repeat(limits.query_log_text_chars - 1), chars: query.length });
     },
   },
+  history_max_revisions: {
+    kind: "retention",
+    run: async (t) => {
+      const writes = limits.history_max_revisions + 2;
+      for (let i = 0; i < writes; i++) expect((await upsert(t.tenant, t.key, [tool(`h${i}`)])).status).toBe(200);
+      await ringAlarm(t);
+      // The newest history_max_revisions revisions are kept, the older ones and their before-images are gone.
+      const oldest = writes - limits.history_max_revisions + 1;
+      const revisions = (await get(t, "/catalog/revisions")).body;
+      expect(revisions).toMatchObject({ current_revision: writes, oldest_revision: oldest });
+      expect(revisions.revisions).toHaveLength(limits.history_max_revisions);
+      expect(await historyRows(t)).toEqual(Array.from({ length: writes - oldest }, (_, i) => oldest + 1 + i));
+      const gone = await post(t, "/catalog/rollback", { revision: oldest - 1 });
+      expect(gone.status).toBe(410);
+      expect(gone.body).toMatchObject({ error: "gone", oldest_revision: oldest });
+      const back = await post(t, "/catalog/rollback", { revision: oldest });
+      expect(back.body).toMatchObject({ rolled_back_to: oldest, removed: writes - oldest });
+    },
+  },
+  // The body of a restore: a backup of one byte more than the bound (the exact bound restores: a test below).
+  max_restore_bytes: {
+    kind: "refusal",
+    request: async (t) => restoreBody(t.tenant, await backupOfSize(limits.max_restore_bytes + 1)),
+  },
+  history_max_age_days: {
+    kind: "retention",
+    run: async (t) => {
+      for (let i = 0; i < 3; i++) expect((await upsert(t.tenant, t.key, [tool(`a${i}`)])).status).toBe(200);
+      // Revisions 0-2 were made two windows ago, revision 3 now: revision 2 was the live catalog until just now, so
+      // it is kept; 0 and 1 were not live at any moment within the window.
+      const old = Date.now() - 2 * limits.history_max_age_days * 24 * 3600 * 1000;
+      const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE catalog_revisions SET at = ? WHERE revision < 3`, old);
+      });
+      await ringAlarm(t);
+      expect((await get(t, "/catalog/revisions")).body).toMatchObject({ current_revision: 3, oldest_revision: 2 });
+      expect((await post(t, "/catalog/rollback", { revision: 1 })).status).toBe(410);
+      expect((await post(t, "/catalog/rollback", { revision: 2 })).body).toMatchObject({ removed: 1 });
+      // Once every revision is older than the window, only the current one is kept.
+      await runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec(`UPDATE catalog_revisions SET at = ?`, old);
+      });
+      await ringAlarm(t);
+      expect((await get(t, "/catalog/revisions")).body).toMatchObject({ current_revision: 4, oldest_revision: 4 });
+      expect(await historyRows(t)).toEqual([]);
+    },
+  },
 };
 
 const iso = (day: number) => new Date(day * 24 * 3600 * 1000).toISOString().slice(0, 10);
+
+/** A valid backup of a one-tool tenant, made exactly `bytes` long by spaces inside its settings line. */
+async function backupOfSize(bytes: number): Promise<string> {
+  const t = await tenantWithKey();
+  expect((await upsert(t.tenant, t.key, [tool("one")])).status).toBe(200);
+  const text = (await call("GET", path(t, "/backup"), { token: t.key })).text;
+  const [header, ...lines] = text.trimEnd().split("\n");
+  const size = (ls: string[]) => new TextEncoder().encode(`${[header, ...ls].join("\n")}\n`).length;
+  const pad = bytes - size(lines);
+  expect(pad).toBeGreaterThanOrEqual(0);
+  const padded = lines.map((l) => (l.startsWith('{"type":"settings"') ? `{${" ".repeat(pad)}${l.slice(1)}` : l));
+  const checksum = new BackupChecksum();
+  for (const l of padded) checksum.add(l);
+  const out = `${[JSON.stringify({ ...JSON.parse(header!), checksum: checksum.digest() }), ...padded].join("\n")}\n`;
+  expect(new TextEncoder().encode(out).length).toBe(bytes);
+  return out;
+}
+
+function restoreBody(tenant: string, body: string): Promise<Reply> {
+  return send({ method: "POST", path: `/v1/tenants/${tenant}/restore`, token: OPERATOR, body });
+}
+
+/** Runs the tenant's alarm now (a catalog write has planned one). */
+async function ringAlarm(t: Tenant): Promise<void> {
+  const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+/** The revisions that have before-images in the history, each once, in order. */
+async function historyRows(t: Tenant): Promise<number[]> {
+  const stub = env.TENANTS.get(env.TENANTS.idFromName(t.tenant));
+  return runInDurableObject(stub, (_o, state) =>
+    state.storage.sql
+      .exec<{ revision: number }>(`SELECT DISTINCT revision FROM tool_history ORDER BY revision`)
+      .toArray()
+      .map((r) => r.revision),
+  );
+}
 
 describe("limits", () => {
   it("every limit has a case here, and docs/reliability.md holds the table of all of them", () => {
@@ -344,6 +437,33 @@ describe("limits", () => {
       expect(await stateFingerprint(t.tenant), "a refusal wrote").toBe(before);
     });
   }
+
+  it("max_restore_bytes: a backup of exactly the bound restores; one byte more is refused, streamed too", async () => {
+    const exact = await backupOfSize(limits.max_restore_bytes);
+    const fresh = `r-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const restored = await restoreBody(fresh, exact);
+    expect(restored.status, restored.text).toBe(201);
+    expect(restored.body.restored).toMatchObject({ tools: 1 });
+    // Streamed (no Content-Length): refused once the bytes read pass the bound, with nothing written.
+    const over = new TextEncoder().encode(await backupOfSize(limits.max_restore_bytes + 1));
+    const other = `r-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const before = await stateFingerprint(other);
+    const streamed = await send({
+      method: "POST",
+      path: `/v1/tenants/${other}/restore`,
+      token: OPERATOR,
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < over.length; i += 1000) c.enqueue(over.slice(i, i + 1000));
+          c.close();
+        },
+      }),
+    });
+    expect(streamed.status, streamed.text).toBe(413);
+    expect(streamed.body).toMatchObject({ error: "payload-too-large", limit: "max_restore_bytes" });
+    expect(await stateFingerprint(other)).toBe(before);
+    expect((await call("GET", `/v1/tenants/${other}/catalog`, { token: OPERATOR })).status).toBe(404);
+  });
 
   it("a key revoked to make room frees its place at once; revoked keys are kept up to the same number", async () => {
     const t = await tenantWithKey();

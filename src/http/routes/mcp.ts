@@ -26,6 +26,7 @@ import type { AppEnv } from "../context.ts";
 import { expectOk } from "../errors.ts";
 import { requires, errorResponses } from "../openapi.ts";
 import { searchRequestSchema, TenantIdSchema } from "../../contract/schemas.ts";
+import { startTurnSchema } from "../../contract/session-schemas.ts";
 
 const SESSION_HEADER = "mcp-session-id";
 /** On `initialize`: serve an existing tool-search session instead of opening a new one. */
@@ -56,6 +57,7 @@ function backendFor(c: Context<AppEnv>, config: ServiceConfig, sessionId: string
   const tenant = c.get("tenant");
   const caller = c.get("caller");
   const searchSchema = searchRequestSchema(config.limits);
+  const turnSchema = startTurnSchema(config.limits);
   return {
     async toolSearchTool(): Promise<Result<McpToolDefinition>> {
       const list = await tenant.sessionToolList(caller, sessionId);
@@ -81,8 +83,22 @@ function backendFor(c: Context<AppEnv>, config: ServiceConfig, sessionId: string
       const { rows: _rows, ...answer } = found.value;
       return ok(answer as unknown as Record<string, unknown>);
     },
-    async startTurn(turn) {
-      return tenant.startTurn(caller, sessionId, turn);
+    async startTurn(announced) {
+      if (typeof announced === "number") {
+        const started = await tenant.startTurn(caller, sessionId, announced);
+        return started.ok ? ok(undefined) : started;
+      }
+      const parsed = turnSchema.safeParse(announced);
+      if (!parsed.success)
+        return fail(
+          "invalid-request",
+          `Invalid _meta["tool-search/turn"]: ${issueReasons(parsed.error.issues).join("; ")}`,
+        );
+      const { turn, ...message } = parsed.data;
+      const started = await tenant.startTurn(caller, sessionId, turn, message);
+      if (!started.ok) return started;
+      const { turn: now, suggested } = started.value;
+      return ok({ turn: now, ...(suggested ? { suggested } : {}) });
     },
     async describe(args) {
       const parsed = DescribeArgs.safeParse(args);
@@ -276,7 +292,10 @@ const mcpPost = createRoute({
     '`{"error":"search-budget-exhausted","budgetCap":3,...}`. A turn starts when a `tools/call` carries `_meta: ' +
     '{"tool-search/turn": n}` with the next number, when POST .../sessions/{id}/turns is called with the MCP session ' +
     "id, or (until the client does either) when a search comes `mcp_turn_idle_seconds` (default 30) after the " +
-    "previous one. An unknown or ended session is 404 (JSON-RPC error -32001): initialize again.",
+    'previous one. `_meta: {"tool-search/turn": {"turn": n, "message": "<the user\'s message>"}}` also carries the ' +
+    "user's message, as on POST .../turns: the deferred tools that clearly fit it are activated at once and the " +
+    'result\'s `_meta["tool-search/turn"]` lists them (`{turn, suggested: [...]}`). An unknown or ended session is ' +
+    "404 (JSON-RPC error -32001): initialize again.",
   security: requires("search"),
   request: {
     params: z.object({ tenant: TenantIdSchema }),

@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { ItemError } from "../../catalog/batch.ts";
 import { OutputFormatSchema, renderDefinition } from "../../catalog/render.ts";
 import type { ServiceConfig } from "../../config/env.ts";
+import type { Limits } from "../../config/limits.ts";
 import { parseSessionTools, type SessionTool } from "../../sessions/session-tools.ts";
 import type { ListEntry } from "../../sessions/tool-list.ts";
 import type { AppEnv } from "../context.ts";
@@ -27,7 +28,7 @@ import {
   SessionSchema,
   setToolsBodySchema,
   SetToolsResultSchema,
-  StartTurnSchema,
+  startTurnSchema,
   ToolListSchema,
 } from "../../contract/session-schemas.ts";
 
@@ -104,19 +105,24 @@ const deleteSession = createRoute(
   }),
 );
 
-const startTurn = createRoute(
-  sessionRoute("post", "/turns", {
-    summary: "Start the next agent turn: the search budget starts again (search scope)",
-    description:
-      'Call this when the user sends a new message. The body is optional; `{"turn": n}` makes a retried call ' +
-      "harmless (asking for the current turn changes nothing; anything but current or current + 1 is a 409).",
-    request: { body: { content: { "application/json": { schema: StartTurnSchema } }, required: false } },
-    responses: {
-      200: jsonContent(SessionSchema, "The session in its new turn"),
-      ...errorResponses("forbidden", "not-found", "conflict"),
-    },
-  }),
-);
+const startTurnRoute = (limits: Limits) =>
+  createRoute(
+    sessionRoute("post", "/turns", {
+      summary: "Start the next agent turn: the search budget starts again; a message loads the tools it needs",
+      description:
+        'Call this when the user sends a new message (search scope). The body is optional; `{"turn": n}` makes a ' +
+        "retried call harmless (asking for the current turn changes nothing; anything but current or current + 1 is " +
+        "a 409). With `message` (the user's message) the session's deferred tools that clearly fit it are activated " +
+        "in the same step, without spending the turn's search budget, and listed in `suggested` (the tenant's " +
+        "suggest_max and suggest_threshold, or this request's `suggest`); a turn's message is ranked once, so a " +
+        "retry suggests nothing more. See docs/suggestions.md.",
+      request: { body: { content: { "application/json": { schema: startTurnSchema(limits) } }, required: false } },
+      responses: {
+        200: jsonContent(SessionSchema, "The session in its new turn"),
+        ...errorResponses("forbidden", "not-found", "conflict"),
+      },
+    }),
+  );
 
 const toolList = createRoute(
   sessionRoute("get", "/tools", {
@@ -157,7 +163,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     description:
       "Every option is optional (an empty body is fine). `session_id` lets a client name its session (a retried " +
       "create then answers 200 with the existing session; the same id with other options is a 409). The session ends " +
-      "after `ttl_seconds` without a call that names it.",
+      "after `ttl_seconds` without a call that names it. `message` (the user's first message) loads the deferred " +
+      "tools that clearly fit it, as on POST .../turns, and lists them in `suggested`; it is not one of the options " +
+      "a retry is compared on.",
     security: requires("search"),
     request: {
       params: z.object({ tenant: TenantIdSchema }),
@@ -172,9 +180,12 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
   app.post("/v1/tenants/:tenant/sessions", async (c) => {
     const parsed = readCreateSession.safeParse(await readJson(c));
     if (!parsed.success) return validationError(c, "request body", parsed.error.issues);
-    const { tools, ...options } = parsed.data;
+    const { tools, message, suggest, ...options } = parsed.data;
     const validTools = tools === undefined ? null : sessionTools(tools, config);
-    const { created, session } = expectOk(await c.get("tenant").createSession(c.get("caller"), options, validTools));
+    const turn = { ...(message === undefined ? {} : { message }), ...(suggest ? { suggest } : {}) };
+    const { created, session } = expectOk(
+      await c.get("tenant").createSession(c.get("caller"), options, validTools, turn),
+    );
     return c.json({ ...session, created }, created ? 201 : 200);
   });
 
@@ -187,10 +198,10 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, config: ServiceC
     return c.body(null, 204);
   });
 
-  app.openapi(startTurn, async (c) => {
-    const { turn } = c.req.valid("json");
+  app.openapi(startTurnRoute(config.limits), async (c) => {
+    const { turn, ...message } = c.req.valid("json");
     return c.json(
-      expectOk(await c.get("tenant").startTurn(c.get("caller"), c.req.valid("param").session_id, turn)),
+      expectOk(await c.get("tenant").startTurn(c.get("caller"), c.req.valid("param").session_id, turn, message)),
       200,
     );
   });

@@ -5,6 +5,7 @@ import type { ServiceConfig } from "../../config/env.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../../tenancy/settings.ts";
 import { tenantStub, type AppEnv } from "../context.ts";
 import { expectOk, refuse } from "../errors.ts";
+import { registeredCreation } from "../lifecycle.ts";
 import { requires, errorResponses, jsonBody, jsonContent } from "../openapi.ts";
 import {
   auditQuerySchema,
@@ -133,7 +134,10 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>, config: ServiceCo
   app.openapi(createTenant, async (c) => {
     // The operator token was checked by the app's middleware for this path.
     const { id, settings } = c.req.valid("json");
-    return c.json(expectOk(await tenantStub(c.env, id).createTenant(id, settings)), 201);
+    const created = await registeredCreation(c.env, id, "tenant.create", () =>
+      tenantStub(c.env, id).createTenant(id, settings),
+    );
+    return c.json(created, 201);
   });
 
   app.openapi(createKey, async (c) => {
