@@ -11,7 +11,7 @@
  *
  * Every name is the tool's model-facing name (render.ts), the same in the export, in the tool
  * references and in `tool_search_output`, so what a search returns is what the client sent.
- * Sources: see README, "Connect an agent".
+ * Sources: see docs/agents.md, "With the vendors' client-side tool search".
  */
 import type { ApiError } from "../errors.ts";
 import {
@@ -47,7 +47,7 @@ export interface ServerSummary {
 /** How many tool names a namespace description lists. */
 export const NAMESPACE_NAMES_SHOWN = 12;
 
-/** Anthropic accepts at most this many deferred tools in one request (see README, "Connect an agent"). */
+/** Anthropic accepts at most this many deferred tools in one request (see docs/agents.md). */
 export const ANTHROPIC_MAX_DEFERRED = 10_000;
 
 /** OpenAI Responses `NamespaceTool`. */

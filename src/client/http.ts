@@ -18,7 +18,7 @@ export class ToolSearchError extends Error {
     this.body = body;
   }
 
-  /** The stable error code (see the README's error table). */
+  /** The stable error code (see the error table in docs/api.md). */
   get code(): ErrorCode {
     return this.body.error;
   }

@@ -310,7 +310,7 @@ export const ToolDetailSchema = ToolSummarySchema.extend({
 
 export const TokenFiguresSchema = z
   .object({
-    tokenizer: z.string().describe("The BPE encoding counted with (cl100k_base; see README: token counts)"),
+    tokenizer: z.string().describe("The BPE encoding counted with (cl100k_base; see docs/agents.md: token counts)"),
     catalog: z.number().int().describe("All definitions (name, description, parameter schema as JSON)"),
     always_loaded: z.number().int().describe("Definitions of the always-loaded tools"),
     deferred_definitions: z
@@ -553,7 +553,7 @@ export const SearchResultSchema = z
     score: z
       .number()
       .nullable()
-      .describe("Match score in units of ln(1 + N) (see README: scores and the threshold); null for tool_id lookups"),
+      .describe("Match score in units of ln(1 + N) (see docs/scoring.md); null for tool_id lookups"),
     match: z
       .enum(["tool-id", "exact-name", "name-tail", "server-name", "name-words", "synonyms", "terms"])
       .describe(

@@ -11,7 +11,7 @@ import type { ApiError } from "../errors.ts";
 
 export const TOOL_DESCRIBE_NAME = "tool_describe";
 
-/** The `_meta` key on a `tools/call` request that announces the client's turn (see README: Connect an agent). */
+/** The `_meta` key on a `tools/call` request that announces the client's turn (see docs/agents.md, Over MCP). */
 const TURN_META_KEY = "tool-search/turn";
 
 export const SERVER_INSTRUCTIONS =

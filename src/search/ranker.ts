@@ -18,7 +18,7 @@
  * other). With no learned terms, scores are exactly those of the text alone. A tool that holds a query word only in
  * its usage field holds it (Scored.ownWords, wordBits), but does not name it (namedWords).
  *
- * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and the README).
+ * The score a search reports divides this evidence by `scoreUnit` (see tool-index.ts and docs/scoring.md).
  */
 import { FIELDS, type Field, type ScoredField } from "../catalog/fields.ts";
 import {

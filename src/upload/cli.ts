@@ -1,6 +1,6 @@
 /**
  * `npm run upload` / `tool-search-upload`: bulk upload of tool catalogs from files, folders or the
- * MCP servers of an MCP client configuration. See HELP below (also in the README).
+ * MCP servers of an MCP client configuration. See HELP below (also docs/upload.md).
  */
 import { readFileSync } from "node:fs";
 import { readCommandLine, type CommandHelp } from "../cli/usage.ts";

@@ -142,7 +142,7 @@ describe("upload --mcp-config", () => {
     ]);
   });
 
-  it("reads the README's demo/mcp-config.json (dry run: listed and validated, nothing sent)", async () => {
+  it("reads the docs' demo/mcp-config.json (dry run: listed and validated, nothing sent)", async () => {
     const r = await upload(["--dry-run", "--mcp-config", join(ROOT, "demo", "mcp-config.json")]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(summaryRow(r.stdout, "notes")).toMatchObject({ tools: 25, requests: 1, rejected: 0 });
