@@ -213,6 +213,7 @@ async function main(): Promise<void> {
       "",
       "──────────────── tool-search is running ────────────────",
       `  URL            ${base}   (API reference: ${base}/docs, OpenAPI: ${base}/openapi.json)`,
+      `  console        ${base}/console   (sign in with the demo key below)`,
       `  operator token ${operator.token}   (${operator.source})`,
       `  demo tenant    '${DEMO_TENANT}': ${demo.tools} tools on ${demo.servers} servers (demo/catalog)`,
       `  demo key       ${demo.key}   (scopes: search, write, admin; saved in .wrangler/demo-key)`,

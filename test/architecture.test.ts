@@ -89,6 +89,19 @@ const RULES: Rule[] = [
     allow: "type-only",
   },
   {
+    name: "the console talks to the service over HTTP only, through the client",
+    why: "it runs in a browser (src/console/, bundled into the Worker's static assets); the API is its only way in",
+    from: ["src/console"],
+    forbid: [...CORE, ...OUTER, "src/cli", "src/index.ts"],
+    allow: ["src/client/index.ts"],
+  },
+  {
+    name: "nothing else imports the console",
+    why: "it is a browser bundle: the Worker serves its built files, never runs its code",
+    from: [...CORE, ...OUTER, "src/cli", "src/index.ts", "scripts", "examples"],
+    forbid: ["src/console"],
+  },
+  {
     name: "scripts use the pure core or HTTP; the storage path only through src/durable/index-storage.ts",
     why: "a bench of the storage path measures the worker's own code through one documented entry point",
     from: ["scripts"],

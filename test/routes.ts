@@ -41,8 +41,11 @@ export async function documentedRoutes(): Promise<Route[]> {
   return routes.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** The documentation itself, served but not an API route of its own. */
-const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs"]);
+/**
+ * The documentation and the console's page, served but not API routes of their own (test/http/pages.test.ts checks
+ * the pages).
+ */
+const DOCUMENTATION = new Set(["GET /openapi.json", "GET /docs", "GET /console", "POST /console"]);
 
 /** Every API route the app serves (documented or not), in the same `METHOD /path/{param}` form. */
 export function servedRoutes(): string[] {
@@ -256,6 +259,12 @@ export const EXAMPLES: Record<string, ExampleFn> = {
     await ownSession(f, id);
     return { params: { tenant: f.tenant }, headers: { "mcp-session-id": id }, ok: [204] };
   },
+  "GET /v1/tenants/{tenant}/doctor": (f) => ({ params: { tenant: f.tenant }, query: { limit: "5" }, ok: [200] }),
+  "GET /v1/tenants/{tenant}/usage": (f) => ({
+    params: { tenant: f.tenant },
+    query: { from: "2026-01-01", to: "2026-01-31", top: "5" },
+    ok: [200],
+  }),
   "GET /v1/tenants/{tenant}/catalog/revisions": (f) => ({
     params: { tenant: f.tenant },
     query: { limit: "5" },

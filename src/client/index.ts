@@ -24,6 +24,8 @@ import type {
   CreateTenantRequest,
   DeferredList,
   DeferredQuery,
+  DoctorQuery,
+  DoctorReport,
   FormatQuery,
   KeyInfo,
   KeyList,
@@ -54,6 +56,8 @@ import type {
   ToolPage,
   ToolResultObject,
   ToolSummary,
+  Usage,
+  UsageQuery,
 } from "./types.ts";
 
 export { mergeExportPages } from "./export.ts";
@@ -173,6 +177,16 @@ export class TenantClient {
   /** GET .../catalog/deferred: a page of the compact `server::tool: description` lines. */
   deferredList(query: DeferredQuery = {}): Promise<DeferredList> {
     return this.call("GET", "/catalog/deferred", { query: query as Query });
+  }
+
+  /** GET .../doctor: the catalog doctor's findings (stable codes), errors first. */
+  doctor(query: DoctorQuery = {}): Promise<DoctorReport> {
+    return this.call("GET", "/doctor", { query: query as Query });
+  }
+
+  /** GET .../usage: searches, no-match share, budget refusals per UTC day; top no-match queries; unused tools. */
+  usage(query: UsageQuery = {}): Promise<Usage> {
+    return this.call("GET", "/usage", { query: query as Query });
   }
 
   /** POST .../search: exactly one of `tool_id` or `query`; with `session_id`, inside that session. */

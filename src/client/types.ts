@@ -52,6 +52,13 @@ import type {
 } from "../contract/schemas.ts";
 import type { CatalogExportSchema, exportQuerySchema } from "../contract/export-schemas.ts";
 import type {
+  DoctorReportSchema,
+  doctorQuerySchema,
+  FindingSchema,
+  UsageSchema,
+  usageQuerySchema,
+} from "../contract/console-schemas.ts";
+import type {
   ForgottenSchema,
   LearnedPageSchema,
   learnedQuerySchema,
@@ -116,3 +123,9 @@ export type ToolResultObject = z.output<typeof ToolResultObjectSchema>;
 export type CatalogExportQuery = z.input<ReturnType<typeof exportQuerySchema>>;
 export type CatalogExport = z.output<typeof CatalogExportSchema>;
 export type ExportFormat = CatalogExport["format"];
+
+export type DoctorQuery = z.input<ReturnType<typeof doctorQuerySchema>>;
+export type DoctorReport = z.output<typeof DoctorReportSchema>;
+export type Finding = z.output<typeof FindingSchema>;
+export type UsageQuery = z.input<ReturnType<typeof usageQuerySchema>>;
+export type Usage = z.output<typeof UsageSchema>;

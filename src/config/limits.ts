@@ -138,6 +138,33 @@ export const LimitsSchema = z
       "Key events (key.create, key.revoke) kept per tenant, apart from audit_max_entries",
     ),
     audit_key_max_age_days: limit(1, 365, "retention", "Days a key event is kept in the audit trail"),
+    // ---- catalog doctor (GET .../doctor) ---------------------------------------------------------
+    doctor_reach_checks: limit(
+      1,
+      1_000,
+      "bound",
+      "Tools the doctor checks with real searches for whether their own words reach them: the least distinctive " +
+        "ones first; the rest are not checked (the report says how many were)",
+    ),
+    // ---- query log and usage (GET .../usage) ----------------------------------------------------
+    query_log_max_age_days: limit(
+      1,
+      30,
+      "retention",
+      "Days the query log and the daily usage counts are kept; older ones are dropped as new ones are written",
+    ),
+    query_log_max_entries: limit(
+      10,
+      100_000,
+      "retention",
+      "Searches whose text the query log keeps per tenant (setting log_queries); older ones are dropped first",
+    ),
+    query_log_text_chars: limit(
+      16,
+      256,
+      "bound",
+      "Characters of a query's text the log keeps (a query may be 32 K): the rest is left out, its length kept",
+    ),
     // ---- catalog history, backup and restore ---------------------------------------------------
     history_max_revisions: limit(
       2,

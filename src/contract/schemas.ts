@@ -330,7 +330,20 @@ export const CatalogSchema = z
       .int()
       .describe('Tools always in the model\'s tool list (defer / defer_tools / default_defer "never")'),
     deferred: z.number().int().describe("Tools reached through tool_search"),
-    servers: z.array(z.object({ name: z.string(), defer_tools: DeferSchema, tools: z.number().int() })),
+    servers: z.array(
+      z.object({
+        name: z.string(),
+        defer_tools: DeferSchema,
+        tools: z.number().int(),
+        always_loaded: z.number().int().describe("Of its tools, how many are always loaded"),
+        tokens: z
+          .object({
+            definitions: z.number().int().describe("Its tools' definitions, all of them"),
+            always_loaded: z.number().int().describe("Its always-loaded tools' definitions: in every request"),
+          })
+          .describe("Token cost of the server's tools (same tokenizer as `tokens`)"),
+      }),
+    ),
     tokens: TokenFiguresSchema,
     index: z
       .object({
@@ -366,8 +379,20 @@ export const CatalogSchema = z
       always_loaded: 10,
       deferred: 12,
       servers: [
-        { name: "filesystem", defer_tools: "never", tools: 10 },
-        { name: "github", defer_tools: "auto", tools: 12 },
+        {
+          name: "filesystem",
+          defer_tools: "never",
+          tools: 10,
+          always_loaded: 10,
+          tokens: { definitions: 724, always_loaded: 724 },
+        },
+        {
+          name: "github",
+          defer_tools: "auto",
+          tools: 12,
+          always_loaded: 0,
+          tokens: { definitions: 1586, always_loaded: 0 },
+        },
       ],
       tokens: {
         tokenizer: "cl100k_base",
@@ -499,6 +524,13 @@ const TermExplanationSchema = z.object({
         "used), the learned term frequency: log2(1 + decayed credits / 8), at most 4",
     ),
   score: z.number().describe("The term's part of the score"),
+  parts: z
+    .partialRecord(z.enum(SCORED_FIELDS), z.number())
+    .describe(
+      "`score` split across the fields that hold the term, in proportion to each field's part of the weighted, " +
+        "length-normalised count BM25F saturates (usage: its weight times the learned tf); they add up to `score` " +
+        "(up to rounding)",
+    ),
 });
 
 const EXAMPLE_RESULT = {

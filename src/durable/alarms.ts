@@ -1,11 +1,13 @@
 /**
  * The tenant object's one alarm, which serves every timed duty: writing the index snapshot once
- * catalog writes settle, ending expired sessions, and once a day, while tools have learned something,
- * deleting learned terms that have decayed away. A Durable Object has a single alarm, so the
- * planned time only ever moves earlier, and the alarm plans itself again for what remains.
+ * catalog writes settle, writing the query log's buffer, ending expired sessions, and once a day, while
+ * tools have learned something, deleting learned terms that have decayed away. A Durable Object has a
+ * single alarm, so the planned time only ever moves earlier, and the alarm plans itself again for what
+ * remains.
  */
 import type { TenantReport } from "./registry.ts";
 import { dayOf } from "../search/learning.ts";
+import { FLUSH_DELAY_MS } from "./query-log.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import type { TenantSettings } from "./tenant-settings.ts";
 
@@ -18,7 +20,16 @@ const PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
 
 type Parts = Pick<
   TenantParts,
-  "meta" | "repo" | "index" | "sessionStore" | "learned" | "history" | "transaction" | "setAlarm" | "report"
+  | "meta"
+  | "repo"
+  | "index"
+  | "sessionStore"
+  | "queryLog"
+  | "learned"
+  | "history"
+  | "transaction"
+  | "setAlarm"
+  | "report"
 > & {
   settings: TenantSettings;
 };
@@ -79,15 +90,25 @@ export class Alarms {
   }
 
   /**
-   * Prunes decayed learned terms (once a day), writes the index snapshot if it is stale, ends expired sessions,
-   * prunes the catalog history retention no longer keeps (and backups nobody finished reading), and plans itself for
-   * the next of these duties (the next session to expire, the next day's pruning of learned terms). Alarms are
-   * delivered at least once: every step is safe to repeat.
+   * The query log's buffer got its first entry: write it soon. A storage write only when no alarm is due sooner;
+   * while searches keep coming, the alarm that writes the log plans the next one itself (see `ring`).
+   */
+  logSoon(): void {
+    void this.schedule(Date.now() + FLUSH_DELAY_MS);
+  }
+
+  /**
+   * Writes the query log's buffer, prunes decayed learned terms (once a day), writes the index snapshot if it is
+   * stale, ends expired sessions, prunes the catalog history retention no longer keeps (and backups nobody finished
+   * reading), and plans itself for the next of these duties (the next session to expire, the next log write while
+   * searches keep coming, the next day's pruning of learned terms). Alarms are delivered at least once: every step
+   * is safe to repeat.
    */
   async ring(): Promise<void> {
-    const { meta, index, sessionStore, history } = this.tenant;
+    const { meta, index, sessionStore, history, queryLog } = this.tenant;
     meta.delete("alarm_at");
     if (!meta.tenantId()) return;
+    const logged = queryLog.flush();
     const now = Date.now();
     this.pruneLearned(now);
     if (index.needsSnapshot()) index.writeSnapshot();
@@ -95,7 +116,8 @@ export class Alarms {
     const pruned = this.tenant.transaction(() => history.prune(now));
     await this.reportIfChanged();
     const prune = this.tenant.learned.counts().tools > 0 ? now + PRUNE_INTERVAL_MS : null;
-    const next = [sessionStore.nextExpiry(), pruned.again, prune].filter((t) => t !== null);
+    const log = logged > 0 ? now + FLUSH_DELAY_MS : null;
+    const next = [sessionStore.nextExpiry(), pruned.again, prune, log].filter((t) => t !== null);
     if (next.length > 0) await this.schedule(Math.min(...next));
   }
 

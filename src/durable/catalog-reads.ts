@@ -73,12 +73,20 @@ export class CatalogReads {
     const totals = this.tenant.transaction(() =>
       this.tenant.views.tokenTotals(count, this.tenant.settings.current().default_defer),
     );
+    const none = { definitions: 0, always_loaded: 0, always_loaded_tools: 0 };
     return ok({
       revision: this.tenant.meta.number("revision"),
       tools: totals.tools.total,
       always_loaded: totals.tools.always_loaded,
       deferred: totals.tools.deferred,
-      servers: this.tenant.repo.servers(),
+      servers: this.tenant.repo.servers().map((s) => {
+        const figures = totals.servers.get(s.name) ?? none;
+        return {
+          ...s,
+          always_loaded: figures.always_loaded_tools,
+          tokens: { definitions: figures.definitions, always_loaded: figures.always_loaded },
+        };
+      }),
       tokens: { tokenizer: TOKENIZER, ...totals.tokens },
       index: this.tenant.index.lastLoad,
       snapshot: this.tenant.index.snapshotInfo(),

@@ -23,6 +23,8 @@ export interface AlwaysLoadedSet {
 export interface TokenTotals {
   tools: { total: number; always_loaded: number; deferred: number };
   tokens: { catalog: number; always_loaded: number; deferred_definitions: number; deferred_list: number };
+  /** Per server: tokens of its definitions, of those always loaded, and how many of its tools are always loaded. */
+  servers: Map<string, { definitions: number; always_loaded: number; always_loaded_tools: number }>;
 }
 
 interface FactsSql {
@@ -142,19 +144,27 @@ export class CatalogViews {
     const totals: TokenTotals = {
       tools: { total: 0, always_loaded: 0, deferred: 0 },
       tokens: { catalog: 0, always_loaded: 0, deferred_definitions: 0, deferred_list: 0 },
+      servers: new Map(),
     };
     for (const r of this.sql.exec<{
+      server: string;
       defer: string | null;
       defer_tools: string | null;
       definition: number;
       line: number;
     }>(
-      `SELECT t.defer AS defer, s.defer_tools AS defer_tools, k.definition AS definition, k.line AS line
+      `SELECT t.server AS server, t.defer AS defer, s.defer_tools AS defer_tools, k.definition AS definition,
+              k.line AS line
          FROM tools t LEFT JOIN servers s ON s.name = t.server JOIN tool_tokens k ON k.id = t.id`,
     )) {
       totals.tools.total += 1;
       totals.tokens.catalog += r.definition;
+      const server = totals.servers.get(r.server) ?? { definitions: 0, always_loaded: 0, always_loaded_tools: 0 };
+      totals.servers.set(r.server, server);
+      server.definitions += r.definition;
       if (isAlwaysLoaded(facts(r), tenantDefault)) {
+        server.always_loaded += r.definition;
+        server.always_loaded_tools += 1;
         totals.tools.always_loaded += 1;
         totals.tokens.always_loaded += r.definition;
       } else {

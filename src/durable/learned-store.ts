@@ -96,6 +96,16 @@ export class LearnedStore {
     };
   }
 
+  /** How much was learned: tools and terms kept, credits received in all, and the `top` most credited tools. */
+  summary(top: number): { tools: number; terms: number; credits: number; most: Omit<LearnedRecord, "terms">[] } {
+    const credits = this.sql.exec<{ n: number }>(`SELECT COALESCE(SUM(credits), 0) AS n FROM learned_tools`).one().n;
+    const most = this.sql
+      .exec<ToolSql>(`SELECT * FROM learned_tools ORDER BY credits DESC, tool_id LIMIT ?`, top)
+      .toArray()
+      .map((r) => this.record(r));
+    return { ...this.counts(), credits, most };
+  }
+
   /** Every tool that learned something, with its terms, by tool id (for loading the index's usage field). */
   *all(): Generator<LearnedRecord> {
     let tool: LearnedRecord | null = null;

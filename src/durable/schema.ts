@@ -118,6 +118,21 @@ const MIGRATIONS: string[][] = [
     `CREATE INDEX audit_by_kind ON audit_log (key_event, seq)`,
     `CREATE INDEX audit_by_kind_time ON audit_log (key_event, at)`,
   ],
+  // Query log and usage (issue 12), written in batches by query-log.ts: one row per search whose text is kept
+  // (log_queries), counts per UTC day, and how often each tool was returned per day.
+  [
+    `CREATE TABLE query_log (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, chars INTEGER NOT NULL,
+       results INTEGER NOT NULL, top TEXT)`,
+    `CREATE INDEX query_log_by_time ON query_log (at)`,
+    `CREATE TABLE usage_days (
+       day INTEGER PRIMARY KEY, searches INTEGER NOT NULL, no_match INTEGER NOT NULL, lookups INTEGER NOT NULL,
+       budget_exhausted INTEGER NOT NULL)`,
+    `CREATE TABLE usage_returned (
+       day INTEGER NOT NULL, tool_id TEXT NOT NULL, returned INTEGER NOT NULL, PRIMARY KEY (day, tool_id))
+       WITHOUT ROWID`,
+    `CREATE INDEX usage_returned_by_tool ON usage_returned (tool_id, day)`,
+  ],
 ];
 
 /** Whether this object's database holds the schema, i.e. its tenant was created. Reads only. */

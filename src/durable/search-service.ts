@@ -8,7 +8,7 @@ import { round } from "../contract/figures.ts";
 import type { SearchRequest, SearchResult } from "../contract/schemas.ts";
 import { ok, type Result } from "../errors.ts";
 import { noMatchMessage } from "../search/no-match.ts";
-import type { Hit } from "../search/tool-index.ts";
+import type { Hit, SearchOptions } from "../search/tool-index.ts";
 import { planActivation } from "../sessions/activation.ts";
 import { budget, budgetExhausted, isExhausted, type Budget } from "../sessions/budget.ts";
 import { idleTurnDue, type SessionActor } from "../sessions/session.ts";
@@ -44,7 +44,7 @@ export interface SearchOutput {
   facts?: ExportFacts;
 }
 
-type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "config" | "transaction"> & {
+type Parts = Pick<TenantParts, "repo" | "index" | "sessionStore" | "queryLog" | "config" | "transaction"> & {
   settings: TenantSettings;
   sessions: SessionService;
   reads: CatalogReads;
@@ -60,6 +60,7 @@ export class SearchService {
 
   search(input: SearchInput, actor: SessionActor): Result<SearchOutput> {
     const result = input.session_id === undefined ? this.run(input) : this.inSession(actor, input.session_id, input);
+    this.log(input, result);
     if (!result.ok || !input.with_export_facts) return result;
     return ok({
       ...result.value,
@@ -118,12 +119,38 @@ export class SearchService {
     });
   }
 
-  private run(input: SearchInput): Result<SearchOutput> {
+  /**
+   * Appends the search to the query log's buffer in memory: no storage write here (query-log.ts says when the buffer
+   * is written and what a crash can lose).
+   */
+  private log(input: SearchInput, result: Result<SearchOutput>): void {
+    const log = this.tenant.queryLog;
+    if (!result.ok) {
+      if (result.error.error === "search-budget-exhausted") log.exhausted();
+      else if (result.error.error === "not-found" && input.tool_id !== undefined) log.lookup([]);
+      return;
+    }
+    const returned = result.value.results.map((r) => r.tool_id);
+    if (input.tool_id !== undefined) log.lookup(returned);
+    else log.query(input.query!, returned, this.tenant.settings.current().log_queries);
+  }
+
+  /** The tenant's search as it stands: threshold, default max_results, weights, synonyms, bounds. */
+  options(): SearchOptions & { threshold: number; limit: number } {
     const settings = this.tenant.settings.current();
     const config = this.tenant.config();
-    const threshold = input.threshold ?? settings.matching_threshold ?? config.matchingThreshold;
+    return {
+      threshold: settings.matching_threshold ?? config.matchingThreshold,
+      limit: Math.min(settings.default_max_results, config.limits.max_results),
+      ...this.tenant.settings.ranking(Date.now()),
+    };
+  }
+
+  private run(input: SearchInput): Result<SearchOutput> {
+    const defaults = this.options();
+    const threshold = input.threshold ?? defaults.threshold;
     // A tenant's default_max_results may exceed a deployment that lowered max_results.
-    const limit = Math.min(input.max_results ?? settings.default_max_results, config.limits.max_results);
+    const limit = Math.min(input.max_results ?? defaults.limit, this.tenant.config().limits.max_results);
 
     if (input.tool_id !== undefined) {
       const row = this.tenant.repo.getTool(input.tool_id);
@@ -138,8 +165,7 @@ export class SearchService {
 
     const query = input.query!;
     const index = this.tenant.index.get();
-    const options = this.tenant.settings.ranking(Date.now());
-    const answer = index.answer(query, { ...options, limit, threshold, explain: input.explain ?? false });
+    const answer = index.answer(query, { ...defaults, limit, threshold, explain: input.explain ?? false });
     const hits = answer.hits;
     // The index keeps no text: names and descriptions come from the rows, the source of truth.
     const rows = this.tenant.repo.getTools(hits.map((h) => h.id));
@@ -187,6 +213,7 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
       idf: round(t.idf),
       ...(t.tf.usage ? { tf: { ...t.tf, usage: round(t.tf.usage) } } : {}),
       score: round(t.score),
+      parts: Object.fromEntries(Object.entries(t.parts).map(([f, v]) => [f, round(v)])),
     })),
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),

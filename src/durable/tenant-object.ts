@@ -17,6 +17,7 @@ import { loadConfig } from "../config/env.ts";
 import { originAllowed, type Settings, type SettingsPatch } from "../tenancy/settings.ts";
 import type { SynonymMap } from "../tenancy/synonyms.ts";
 import type { AuditEntry, Catalog, KeyInfo, ToolBatchResult } from "../contract/schemas.ts";
+import type { DoctorReport, Usage } from "../contract/console-schemas.ts";
 import type { LearnedPage, LearnedToolInfo } from "../contract/learned-schemas.ts";
 import type { Plan, PlanRequest, TurnMessage } from "../contract/session-schemas.ts";
 import type { CatalogDiff, RollbackResult } from "../contract/history-schemas.ts";
@@ -36,11 +37,13 @@ import { CatalogReads, type ExportPage, type PageOptions } from "./catalog-reads
 import { CatalogRepo } from "./catalog-repo.ts";
 import { CatalogViews } from "./catalog-views.ts";
 import { CatalogWrites } from "./catalog-writes.ts";
+import { DoctorService, type DoctorRequest } from "./doctor-service.ts";
 import { IndexCache } from "./index-cache.ts";
 import { LearnedStore } from "./learned-store.ts";
 import { Learning } from "./learning.ts";
 import type { Caller, Scope } from "../tenancy/keys.ts";
 import { Meta } from "./meta.ts";
+import { QueryLog } from "./query-log.ts";
 import { registryOf, type TenantReport } from "./registry.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 import { migrate, schemaExists } from "./schema.ts";
@@ -48,6 +51,7 @@ import { SearchService, type SearchInput, type SearchOutput } from "./search-ser
 import { SessionService, type SessionAnswer, type SessionToolList } from "./session-service.ts";
 import { SessionStore } from "./session-store.ts";
 import { TenantSettings } from "./tenant-settings.ts";
+import { UsageService, type UsageRequest } from "./usage-service.ts";
 
 export class TenantObject extends DurableObject<Env> {
   /** A field of its own (not only inside the services) so that fault-injection tests can reach the real row writer. */
@@ -67,6 +71,8 @@ export class TenantObject extends DurableObject<Env> {
   private sessions!: SessionService;
   private backups!: TenantBackups;
   private restores!: TenantRestore;
+  private doctor!: DoctorService;
+  private usageReads!: UsageService;
   /** setTools calls, chained in the order they reach the object so that they apply in that order. */
   private toolReplacements: Promise<unknown> = Promise.resolve();
   /** Whether the tenant was created (its schema exists); until then nothing is read or written. */
@@ -105,6 +111,10 @@ export class TenantObject extends DurableObject<Env> {
       // After a rebuild (no usable snapshot), write one soon so that the next cold start restores.
       index: new IndexCache(sql, this.repo, learned, meta, () => this.alarms.snapshotSoon()),
       auditLog: this.auditLog,
+      // The buffer's first entry plans the alarm that writes it (query-log.ts).
+      queryLog: new QueryLog({ sql, config, transaction: (work) => ctx.storage.transactionSync(work) }, () =>
+        this.alarms.logSoon(),
+      ),
       history: new CatalogHistory(sql, meta, () => config().limits),
       config,
       transaction: <T>(work: () => T): T => ctx.storage.transactionSync(work),
@@ -126,6 +136,8 @@ export class TenantObject extends DurableObject<Env> {
     this.searches = new SearchService({ ...services, sessions: this.sessions, reads: this.reads });
     this.backups = new TenantBackups(base, this.settings);
     this.restores = new TenantRestore(base);
+    this.doctor = new DoctorService({ ...services, searches: this.searches });
+    this.usageReads = new UsageService(services);
   }
 
   private async guarded<T>(
@@ -475,6 +487,18 @@ export class TenantObject extends DurableObject<Env> {
 
   async search(caller: Caller, input: SearchInput): Promise<Result<SearchOutput>> {
     return this.guarded(caller, "search", (grant) => this.searches.search(input, actor(grant)));
+  }
+
+  // ---- console: doctor and usage --------------------------------------------------------------------
+
+  /** The catalog doctor's findings (search/doctor.ts). */
+  async doctorReport(caller: Caller, request: DoctorRequest): Promise<Result<DoctorReport>> {
+    return this.guarded(caller, "search", () => this.doctor.report(request));
+  }
+
+  /** The query log's aggregates over a range of UTC days. */
+  async usage(caller: Caller, request: UsageRequest): Promise<Result<Usage>> {
+    return this.guarded(caller, "search", () => this.usageReads.usage(request));
   }
 
   // ---- sessions -----------------------------------------------------------------------------------

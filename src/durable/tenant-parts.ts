@@ -13,6 +13,7 @@ import type { CatalogViews } from "./catalog-views.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { LearnedStore } from "./learned-store.ts";
 import type { Meta } from "./meta.ts";
+import type { QueryLog } from "./query-log.ts";
 import type { TenantReport } from "./registry.ts";
 import type { SessionStore } from "./session-store.ts";
 
@@ -26,6 +27,8 @@ export interface TenantParts {
   learned: LearnedStore;
   index: IndexCache;
   auditLog: AuditLog;
+  /** The query log's buffer and its aggregates (query-log.ts). */
+  queryLog: QueryLog;
   history: CatalogHistory;
 
   /** The deployment's configuration, read when needed: a bad one fails the request that needs it. */

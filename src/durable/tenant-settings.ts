@@ -40,7 +40,7 @@ function invalid(what: string, error: z.ZodError, limits: Limits) {
   );
 }
 
-type Parts = Pick<TenantParts, "meta" | "auditLog" | "history" | "config" | "transaction">;
+type Parts = Pick<TenantParts, "meta" | "auditLog" | "history" | "queryLog" | "config" | "transaction">;
 
 export class TenantSettings {
   private readonly tenant: Parts;
@@ -94,6 +94,8 @@ export class TenantSettings {
       this.tenant.meta.set("settings", JSON.stringify(next));
       // Settings are tuning numbers, not secrets: the entry keeps the patch as sent.
       this.tenant.auditLog.record(caller, "settings.update", { patch });
+      // Turning log_queries off deletes the texts already kept: off means no query text is held.
+      if (!next.log_queries) this.tenant.queryLog.forgetTexts();
     });
     this.cachedSettings = next;
     return ok(next);

@@ -3,7 +3,6 @@
  * document. Built once per configuration; the Worker entry point only forwards requests.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import { z } from "zod";
 import { ConfigError, loadConfig, type ServiceConfig } from "../config/env.ts";
 import { TENANT_ID } from "../tenancy/keys.ts";
@@ -18,6 +17,7 @@ import { checkRateLimit } from "./rate-limit.ts";
 import { tenantStub, type AppEnv } from "./context.ts";
 import { ApiFailure, errorBody, expectOk, onError, refuse, sendError, validationError } from "./errors.ts";
 import { foreignOrigin } from "./origin.ts";
+import { registerPages } from "./pages.ts";
 import { registerCatalogRoutes } from "./routes/catalog.ts";
 import { registerPlanningRoutes } from "./routes/planning.ts";
 import { registerSearchRoutes } from "./routes/search.ts";
@@ -26,6 +26,7 @@ import { registerExportRoutes } from "./routes/export.ts";
 import { registerBackupRoutes } from "./routes/backup.ts";
 import { registerHistoryRoutes } from "./routes/history.ts";
 import { registerLifecycleRoutes } from "./routes/lifecycle.ts";
+import { registerInsightRoutes } from "./routes/insights.ts";
 import { registerMcpRoutes } from "./routes/mcp.ts";
 import { registerSynonymRoutes } from "./routes/synonyms.ts";
 import { registerLearnedRoutes } from "./routes/learned.ts";
@@ -116,6 +117,7 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
   registerLifecycleRoutes(app, config);
   registerMcpRoutes(app, config);
   registerSynonymRoutes(app, config);
+  registerInsightRoutes(app, config);
   registerLearnedRoutes(app, config);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -133,19 +135,8 @@ export function createApp(config: ServiceConfig): OpenAPIHono<AppEnv> {
         "keywords. Errors are always {error, message}.",
     },
   });
-  // The interactive reference is a small HTML page; the browser loads Scalar's script from its CDN
-  // (jsDelivr) when the page is viewed. Nothing else leaves the page: no fonts, telemetry or agent.
-  app.get(
-    "/docs",
-    Scalar({
-      url: "/openapi.json",
-      pageTitle: "tool-search API reference",
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      showDeveloperTools: "never",
-    }),
-  );
+  // The console and the interactive reference: pages whose every script and style the Worker serves (pages.ts).
+  registerPages(app);
   return app;
 }
 

@@ -106,6 +106,12 @@ export interface TermExplanation {
   tf: Partial<Record<ScoredField, number>>;
   /** This term's share of the score. */
   score: number;
+  /**
+   * `score` split across the fields that hold the term, in proportion to each field's part of tf~ (its weighted,
+   * length-normalised count; for usage, w_usage * its tf). BM25F saturates the sum, not each field, so this is an
+   * attribution, not separate scores: the parts add up to `score`.
+   */
+  parts: Partial<Record<ScoredField, number>>;
 }
 
 /** Scores are compared at this precision so that float noise never decides an order: ties go to the id. */
@@ -363,10 +369,24 @@ export function explainTerms(
       });
       const learnedTf = usageTf(doc);
       if (learnedTf > 0) counts.usage = learnedTf;
-      let tf = weightedTf(fields, packed, doc);
-      if (learnedTf > 0) tf += usageWeight * learnedTf;
-      const part = { term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts };
-      parts.push({ ...part, score: termPart(weight * termIdf, tf, params, text) });
+      const shares: Partial<Record<ScoredField, number>> = {};
+      let tf = 0;
+      for (const [slot, f] of fields.entries()) {
+        const count = (packed >> f.shift) & TF_MAX;
+        if (count === 0) continue;
+        const share = (f.weight * count) / (1 - f.b + (f.b * (f.lengths[doc] ?? 0)) / f.avg);
+        shares[FIELDS[slot]!] = share;
+        tf += share;
+      }
+      if (learnedTf > 0) {
+        shares.usage = usageWeight * learnedTf;
+        tf += shares.usage;
+      }
+      const score = termPart(weight * termIdf, tf, params, text);
+      const split: Partial<Record<ScoredField, number>> = {};
+      for (const [field, share] of Object.entries(shares) as [ScoredField, number][])
+        if (share > 0) split[field] = (score * share) / tf;
+      parts.push({ term, weight, ...(via ? { via } : {}), idf: termIdf, tf: counts, score, parts: split });
     };
     const t = frozenTerm(store, term);
     if (t >= 0) forEachFrozen(store, t, (doc, packed) => explain(doc, packed, true));

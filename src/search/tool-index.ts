@@ -63,6 +63,11 @@ export interface SearchOptions {
   /** The most distinct terms a query is scored with (limit max_query_terms). */
   maxTerms?: number;
   explain?: boolean;
+  /**
+   * Whether a query that is a tool's name (or its namespaced tail) finds it by that name (default true); false ranks
+   * every tool by its words alone, as the catalog doctor asks when it checks what a tool's own words reach.
+   */
+  names?: boolean;
   /** Ranking constants, for the evaluation's ablations (defaults: DEFAULT_TUNING). */
   tuning?: Partial<Tuning>;
   /** The usage field's clock: learned weights decay to this day (learning.ts `dayOf`); default today. */
@@ -439,8 +444,10 @@ export class ToolIndex {
     const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
-    for (const id of this.named("exact", key)) named.set(id, "exact-name");
-    for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
+    if (options.names !== false) {
+      for (const id of this.named("exact", key)) named.set(id, "exact-name");
+      for (const id of this.named("tails", key)) if (!named.has(id)) named.set(id, "name-tail");
+    }
 
     const unit = scoreUnit(store.docs);
     const ids = this.db.ids.internalIdToId;
@@ -457,7 +464,7 @@ export class ToolIndex {
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
-        serverOf(id).toLowerCase() === key
+        options.names !== false && serverOf(id).toLowerCase() === key
           ? "server-name"
           : words > 0 && r.namedWords === words
             ? "name-words"
@@ -512,7 +519,11 @@ export class ToolIndex {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal, usage);
     hits.forEach((hit, i) => {
-      const parts = explained.get(internal[i]!)!.map((p) => ({ ...p, score: p.score / unit }));
+      const parts = explained.get(internal[i]!)!.map((p) => ({
+        ...p,
+        score: p.score / unit,
+        parts: Object.fromEntries(Object.entries(p.parts).map(([f, v]) => [f, v / unit])),
+      }));
       const fields: Explanation["fields"] = {};
       for (const part of parts) {
         for (const f of Object.keys(part.tf) as ScoredField[]) {

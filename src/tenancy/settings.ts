@@ -121,6 +121,14 @@ export const SettingsSchema = z
         `Suggestions: the score a tool must reach to be loaded from a message, stricter than search's threshold; ` +
           `null uses the service default (${SUGGEST_THRESHOLD})`,
       ),
+    log_queries: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Keep the text of each search (its first query_log_text_chars characters) in the query log, for GET " +
+          ".../usage's top no-match queries; false keeps daily counts only, and turning it off deletes the texts " +
+          "already kept",
+      ),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).default(30),
@@ -151,6 +159,7 @@ export const SettingsSchema = z
       learn_half_life_days: DEFAULT_HALF_LIFE_DAYS,
       suggest_max: SUGGEST_MAX,
       suggest_threshold: null,
+      log_queries: true,
       plan: { min_tools: 30, min_pct: 5, min_tokens: 50_000 },
       allowed_origins: [],
     },
@@ -190,6 +199,7 @@ export const SettingsPatchSchema = z
     learn_half_life_days: z.number().min(1).max(3650).optional(),
     suggest_max: z.number().int().min(0).optional(),
     suggest_threshold: z.number().min(0).max(100).nullable().optional(),
+    log_queries: z.boolean().optional(),
     plan: z
       .strictObject({
         min_tools: z.number().int().min(0).optional(),

@@ -101,9 +101,13 @@ describe("ToolSearchClient", () => {
 
     const catalog = await api.catalog();
     expect(catalog.servers).toEqual([
-      { name: "fs", defer_tools: "never", tools: 2 },
-      { name: "weather", defer_tools: "auto", tools: 1 },
+      expect.objectContaining({ name: "fs", defer_tools: "never", tools: 2, always_loaded: 2 }),
+      expect.objectContaining({ name: "weather", defer_tools: "auto", tools: 1, always_loaded: 0 }),
     ]);
+    // Per server, token figures add up to the catalog's.
+    const sum = (key: "definitions" | "always_loaded") => catalog.servers.reduce((n, s) => n + s.tokens[key], 0);
+    expect(sum("definitions")).toBe(catalog.tokens.catalog);
+    expect(sum("always_loaded")).toBe(catalog.tokens.always_loaded);
 
     const found = await api.search({ query: "weather in a city", format: "openai" });
     expect(found.results[0]).toMatchObject({ tool_id: "weather::get_weather", definition: { type: "function" } });

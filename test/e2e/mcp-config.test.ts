@@ -93,10 +93,10 @@ describe("upload --mcp-config", () => {
 
       const catalog = await api.catalog();
       expect(catalog.servers).toEqual([
-        { name: "Files-Server", defer_tools: "auto", tools: 2 },
-        { name: "legacy", defer_tools: "auto", tools: 4 },
-        { name: "notes", defer_tools: "never", tools: 25 },
-        { name: "web", defer_tools: "auto", tools: 7 },
+        expect.objectContaining({ name: "Files-Server", defer_tools: "auto", tools: 2, always_loaded: 0 }),
+        expect.objectContaining({ name: "legacy", defer_tools: "auto", tools: 4, always_loaded: 0 }),
+        expect.objectContaining({ name: "notes", defer_tools: "never", tools: 25, always_loaded: 25 }),
+        expect.objectContaining({ name: "web", defer_tools: "auto", tools: 7, always_loaded: 0 }),
       ]);
       expect((await api.tools.list({ server: "Files-Server" })).tools.map((t) => t.name)).toEqual([
         "files_tool_1",
@@ -137,7 +137,9 @@ describe("upload --mcp-config", () => {
     expect(r.stdout).toContain("cannot list the tools of 'broken'");
     expect(r.stdout).toContain("missing token");
     expect(r.stdout).toContain("Finished with problems, listed above");
-    expect((await api.catalog()).servers).toEqual([{ name: "good", defer_tools: "auto", tools: 3 }]);
+    expect((await api.catalog()).servers).toEqual([
+      expect.objectContaining({ name: "good", defer_tools: "auto", tools: 3, always_loaded: 0 }),
+    ]);
   });
 
   it("reads the docs' demo/mcp-config.json (dry run: listed and validated, nothing sent)", async () => {

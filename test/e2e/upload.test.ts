@@ -156,7 +156,9 @@ describe("upload from files and folders", () => {
     expect(r.code, r.stdout).toBe(0);
     expect(summaryRow(r.stdout, "alpha")).toMatchObject({ tools: 2, added: 0, updated: 1, unchanged: 1, removed: 1 });
     expect((await api.tools.list()).tools.map((t) => t.tool_id)).toEqual(["alpha::one", "alpha::two"]);
-    expect((await api.catalog()).servers).toEqual([{ name: "alpha", defer_tools: "never", tools: 2 }]);
+    expect((await api.catalog()).servers).toEqual([
+      expect.objectContaining({ name: "alpha", defer_tools: "never", tools: 2, always_loaded: 2 }),
+    ]);
 
     const again = await upload(["--url", worker.url, "--key", key, "--replace", after]);
     expect(summaryRow(again.stdout, "alpha")).toMatchObject({ unchanged: 2, added: 0, updated: 0, removed: 0 });

@@ -95,15 +95,11 @@ describe("examples in /openapi.json", () => {
 });
 
 describe("/docs", () => {
-  it(
-    "serves the interactive reference of /openapi.json, loading nothing but Scalar's script " + "from elsewhere",
-    async () => {
-      const r = await call("GET", "/docs");
-      expect(r.status).toBe(200);
-      expect(r.headers.get("content-type")).toMatch(/^text\/html/);
-      expect(r.text).toContain("/openapi.json");
-      const external = [...r.text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0]);
-      expect(new Set(external)).toEqual(new Set(["https://cdn.jsdelivr.net/npm/@scalar/api-reference/esm.js"]));
-    },
-  );
+  it("serves the interactive reference of /openapi.json, loading nothing from elsewhere", async () => {
+    const r = await call("GET", "/docs");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(r.text).toContain("/openapi.json");
+    expect([...r.text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0])).toEqual([]);
+  });
 });

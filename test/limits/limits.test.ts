@@ -395,6 +395,67 @@ const CASES: Record<LimitName, Case> = {
       expect((await auditEntries(t)).map((e) => e.action)).toEqual(["key.create"]);
     },
   },
+  // Three tools, two of them without a word of their own: those two are the ones checked (and found unreachable).
+  doctor_reach_checks: {
+    kind: "bound",
+    run: async (t) => {
+      await upsert(t.tenant, t.key, [
+        tool("do_it", { description: "Does it for you." }),
+        tool("do_that", { description: "Does that for them." }),
+        tool("forecast", { description: "Weather forecast for a city" }),
+      ]);
+      const r = await get(t, "/doctor");
+      expect(r.body.reach).toEqual({ checked: limits.doctor_reach_checks, of: 3 });
+      const unreachable = r.body.findings.filter((f: { code: string }) => f.code === "unreachable");
+      expect(unreachable.map((f: { tool_id: string }) => f.tool_id).sort()).toEqual(["s::do_it", "s::do_that"]);
+    },
+  },
+  // Planted rows just inside and just outside the age; the next write of the log (here: reading usage) drops the
+  // ones outside, rows and days alike, and keeps the ones inside.
+  query_log_max_age_days: {
+    kind: "bound",
+    run: async (t) => {
+      const day = 24 * 3600 * 1000;
+      const edge = Date.now() - limits.query_log_max_age_days * day;
+      const today = Math.floor(Date.now() / day);
+      const oldestDay = Math.floor(edge / day);
+      await runInDurableObject(env.TENANTS.get(env.TENANTS.idFromName(t.tenant)), (_o, state) => {
+        const sql = state.storage.sql;
+        sql.exec(`INSERT INTO query_log (at, query, chars, results) VALUES (?, 'inside', 6, 0)`, edge + 60_000);
+        sql.exec(`INSERT INTO query_log (at, query, chars, results) VALUES (?, 'outside', 7, 0)`, edge - 60_000);
+        for (const d of [oldestDay, oldestDay - 1]) sql.exec(`INSERT INTO usage_days VALUES (?, 1, 1, 0, 0)`, d);
+      });
+      expect((await post(t, "/search", { query: "anything" })).status).toBe(200);
+      const usage = await get(t, `/usage?from=${iso(oldestDay - 1)}&to=${iso(today)}`);
+      expect(usage.status, usage.text).toBe(200);
+      expect(usage.body.top_no_match.map((q: { query: string }) => q.query).sort()).toEqual(["anything", "inside"]);
+      expect(usage.body.days[0]).toMatchObject({ day: iso(oldestDay - 1), searches: 0 });
+      expect(usage.body.days[1]).toMatchObject({ day: iso(oldestDay), searches: 1 });
+    },
+  },
+  query_log_max_entries: {
+    kind: "bound",
+    run: async (t) => {
+      const sent = limits.query_log_max_entries + 3;
+      for (let i = 0; i < sent; i++) expect((await post(t, "/search", { query: `query ${i}` })).status).toBe(200);
+      const usage = await get(t, "/usage?top=100");
+      expect(usage.body.totals.searches, "counts are not bounded by the log's rows").toBe(sent);
+      const kept = (usage.body.top_no_match as { query: string }[]).map((q) => q.query);
+      expect(kept).toHaveLength(limits.query_log_max_entries);
+      expect(kept).toContain(`query ${sent - 1}`);
+      expect(kept).not.toContain("query 0");
+    },
+  },
+  query_log_text_chars: {
+    kind: "bound",
+    run: async (t) => {
+      const query = "é".repeat(limits.query_log_text_chars - 1) + "😀".repeat(5);
+      expect((await post(t, "/search", { query })).status).toBe(200);
+      const [logged] = (await get(t, "/usage")).body.top_no_match;
+      // Cut at the limit, never inside the emoji's surrogate pair; the full length is kept.
+      expect(logged).toMatchObject({ query: "é".repeat(limits.query_log_text_chars - 1), chars: query.length });
+    },
+  },
   history_max_revisions: {
     kind: "bound",
     run: async (t) => {
@@ -444,6 +505,8 @@ const CASES: Record<LimitName, Case> = {
     },
   },
 };
+
+const iso = (day: number) => new Date(day * 24 * 3600 * 1000).toISOString().slice(0, 10);
 
 /** A valid backup of a one-tool tenant, made exactly `bytes` long by spaces inside its settings line. */
 async function backupOfSize(bytes: number): Promise<string> {
