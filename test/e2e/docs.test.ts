@@ -189,6 +189,11 @@ describe("the docs, read", () => {
     expect(broken).toEqual([]);
   });
 
+  it("the README links every page of docs/", () => {
+    const linked = new Set(relativeLinks(read("README.md")).map((l) => l.split("#")[0]));
+    expect(PAGES.filter((p) => p.startsWith("docs/") && !linked.has(p))).toEqual([]);
+  });
+
   it("the README's dependency tables say why each package of package.json is there", () => {
     const pkg = JSON.parse(read("package.json")) as Record<string, Record<string, string>>;
     const readme = read("README.md");
