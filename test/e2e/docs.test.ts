@@ -158,6 +158,9 @@ async function runPage(page: string, env: NodeJS.ProcessEnv, scratch: string): P
   return problems;
 }
 
+/** A block that starts with a command (not with a program's output: `npm run load: 16 users ...`). */
+const COMMAND = /^\s*(\$ |curl\s|npx\s|npm\s+(start|test|install|ci|run\s+[\w:-]*[\w-])(\s|$))/;
+
 describe("the docs, read", () => {
   it("the README stays within 300 lines", () => {
     expect(read("README.md").trimEnd().split("\n").length).toBeLessThanOrEqual(300);
@@ -186,6 +189,11 @@ describe("the docs, read", () => {
     expect(broken).toEqual([]);
   });
 
+  it("the README links every page of docs/", () => {
+    const linked = new Set(relativeLinks(read("README.md")).map((l) => l.split("#")[0]));
+    expect(PAGES.filter((p) => p.startsWith("docs/") && !linked.has(p))).toEqual([]);
+  });
+
   it("the README's dependency tables say why each package of package.json is there", () => {
     const pkg = JSON.parse(read("package.json")) as Record<string, Record<string, string>>;
     const readme = read("README.md");
@@ -196,7 +204,7 @@ describe("the docs, read", () => {
 
   it("blocks of commands are tagged sh, so that they run", () => {
     const untagged = PAGES.flatMap((page) => codeBlocks(page, read(page)))
-      .filter((b) => !SHELL.has(b.lang) && b.lang !== "ts" && /^\s*(\$ |curl |npm |npx )/.test(b.text))
+      .filter((b) => !SHELL.has(b.lang) && b.lang !== "ts" && COMMAND.test(b.text))
       .map((b) => `${b.file}:${b.line}`);
     expect(untagged).toEqual([]);
   });
