@@ -26,10 +26,34 @@ export interface ToolSql {
   [key: string]: SqlStorageValue;
 }
 
-export const COLUMNS =
-  "id, server, name, model_name, title, description, input_schema, output_schema, annotations, keywords, defer, " +
-  "hash, vendor";
-const UPDATE_ALL = [...COLUMNS.split(", ").slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
+const COLUMN_NAMES = [
+  "id",
+  "server",
+  "name",
+  "model_name",
+  "title",
+  "description",
+  "input_schema",
+  "output_schema",
+  "annotations",
+  "keywords",
+  "defer",
+  "hash",
+  "vendor",
+] as const;
+export const COLUMNS = COLUMN_NAMES.join(", ");
+/** A stored row's values in COLUMNS order, then its revision: what `INSERT ... (${COLUMNS}, revision)` binds. */
+export function storedValues(
+  t: { [C in (typeof COLUMN_NAMES)[number]]: SqlStorageValue } & { revision: number },
+): SqlStorageValue[] {
+  return [...COLUMN_NAMES.map((c) => t[c]), t.revision];
+}
+
+/** `?, ?, ...` for COLUMNS and the revision, plus `extra` more. */
+export function storedPlaceholders(extra = 0): string {
+  return Array.from({ length: COLUMN_NAMES.length + 1 + extra }, () => "?").join(", ");
+}
+const UPDATE_ALL = [...COLUMN_NAMES.slice(1), "revision"].map((c) => `${c} = excluded.${c}`).join(", ");
 
 function fromSql(r: ToolSql): ToolRow {
   return {
@@ -150,23 +174,7 @@ export class CatalogRepo {
   /** Writes rows exactly as stored elsewhere (a rollback's before-images, a restore): columns as text. */
   insertStored(rows: readonly (ToolSql & { revision: number })[]): void {
     for (const t of rows) {
-      this.sql.exec(
-        `INSERT INTO tools (${COLUMNS}, revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        t.id,
-        t.server,
-        t.name,
-        t.model_name,
-        t.title,
-        t.description,
-        t.input_schema,
-        t.output_schema,
-        t.annotations,
-        t.keywords,
-        t.defer,
-        t.hash,
-        t.vendor,
-        t.revision,
-      );
+      this.sql.exec(`INSERT INTO tools (${COLUMNS}, revision) VALUES (${storedPlaceholders()})`, ...storedValues(t));
     }
   }
 

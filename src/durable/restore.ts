@@ -11,7 +11,7 @@
 import type { BackupHeader, RestoreRecord, RestoreResult } from "../contract/backup.ts";
 import { limitNote } from "../config/limits.ts";
 import { fail, ok, type Result } from "../errors.ts";
-import { COLUMNS } from "./catalog-repo.ts";
+import { COLUMNS, storedPlaceholders, storedValues } from "./catalog-repo.ts";
 import { migrate } from "./schema.ts";
 import type { TenantParts } from "./tenant-parts.ts";
 
@@ -138,22 +138,9 @@ export class TenantRestore {
         if (r.type === "tool") {
           const t = r.tool;
           written = sql.exec(
-            `INSERT INTO restore_tools (${COLUMNS}, revision, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            `INSERT INTO restore_tools (${COLUMNS}, revision, line) VALUES (${storedPlaceholders(1)})
                ON CONFLICT DO NOTHING`,
-            t.id,
-            t.server,
-            t.name,
-            t.model_name,
-            t.title,
-            t.description,
-            t.input_schema,
-            t.output_schema,
-            t.annotations,
-            t.keywords,
-            t.defer,
-            t.hash,
-            t.vendor,
-            t.revision,
+            ...storedValues(t),
             r.line,
           ).rowsWritten;
           if (!written) {
