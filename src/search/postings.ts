@@ -105,6 +105,33 @@ export function documentFrequency(store: PostingsStore, term: string): number {
   return (t < 0 ? 0 : store.counts[t]!) + ((store.delta.get(term)?.length ?? 0) >> 1);
 }
 
+/** Whether one live document holds every one of `terms` (in any of its fields). */
+export function holdsAll(store: PostingsStore, terms: readonly string[]): boolean {
+  if (terms.some((term) => documentFrequency(store, term) === 0)) return false;
+  if (terms.length === 1) return true;
+  ensureClean(store);
+  // The rarest term's documents, narrowed by each other term's.
+  const [rarest, ...others] = [...terms].sort((a, b) => documentFrequency(store, a) - documentFrequency(store, b));
+  let docs = docsOf(store, rarest!);
+  for (const term of others) {
+    const next = new Set<number>();
+    for (const doc of docsOf(store, term)) if (docs.has(doc)) next.add(doc);
+    docs = next;
+    if (docs.size === 0) return false;
+  }
+  return true;
+}
+
+/** The internal ids of the documents holding `term`. */
+function docsOf(store: PostingsStore, term: string): Set<number> {
+  const docs = new Set<number>();
+  const t = frozenTerm(store, term);
+  if (t >= 0) forEachFrozen(store, t, (doc) => docs.add(doc));
+  const list = store.delta.get(term);
+  if (list) for (let i = 0; i < list.length; i += 2) docs.add(list[i]!);
+  return docs;
+}
+
 /** Calls `visit(internalId, packedCounts)` for each entry of frozen term `t`, ids ascending. */
 export function forEachFrozen(store: PostingsStore, t: number, visit: (doc: number, packed: number) => void): void {
   const bytes = store.postings;

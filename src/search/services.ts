@@ -43,12 +43,13 @@ export function serviceNames(): ServiceNames {
 }
 
 /**
- * The services named in `sequence` (a query's analysed words) that the catalog lacks: no name of the product has
- * all its terms in the catalog (`df` > 0). Each product once, by the name the query used.
+ * The services named in `sequence` (a query's analysed words) that the catalog lacks: no tool holds all the terms of
+ * any name of the product (`holds`: "ec2" is not present because one tool says "EC" and another "2"). Each product
+ * once, by the name the query used.
  */
 export function absentServices(
   sequence: readonly string[],
-  df: (term: string) => number,
+  holds: (terms: readonly string[]) => boolean,
   services: ServiceNames = serviceNames(),
 ): string[] {
   const seen = new Set<number>();
@@ -57,7 +58,7 @@ export function absentServices(
     for (const { product, name, terms } of services.byFirst.get(term) ?? []) {
       if (seen.has(product) || !terms.every((t, i) => sequence[at + i] === t)) continue;
       seen.add(product);
-      if (!services.products[product]!.some((alias) => alias.every((t) => df(t) > 0))) absent.push(name);
+      if (!services.products[product]!.some(holds)) absent.push(name);
     }
   });
   return absent;

@@ -19,7 +19,7 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { documentFrequency, freeze, postingsIndex, settle, type PostingsStore } from "./postings.ts";
+import { documentFrequency, freeze, holdsAll, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
@@ -441,7 +441,7 @@ export class ToolIndex {
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });
     // What the catalog lacks is judged on the tools' own text: learning does not make a missing service present.
-    const absent = absentServices(sequence, (term) => documentFrequency(store, term), this.serviceNames());
+    const absent = absentServices(sequence, (terms) => holdsAll(store, terms), this.serviceNames());
     const key = queryKey(query);
     const named = new Map<string, Match>();
     if (options.names !== false) {
