@@ -53,8 +53,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Attempts at starting when the port was taken between `freePort` and wrangler's bind (other processes race). */
+const BIND_ATTEMPTS = 3;
+
 export async function startLocalWorker(options: LocalWorkerOptions = {}): Promise<LocalWorker> {
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options.port ?? (await freePort()), options);
+    } catch (error) {
+      const taken = error instanceof Error && /address already in use|EADDRINUSE/i.test(error.message);
+      if (!taken || attempt === BIND_ATTEMPTS) throw error;
+      // A fixed port may be freed by a process still exiting; a chosen one is chosen again.
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
+async function startOnce(port: number, options: LocalWorkerOptions): Promise<LocalWorker> {
   const persistTo = options.persistTo ?? mkdtempSync(join(tmpdir(), "tool-search-"));
   const adminToken = options.adminToken ?? `op_${randomBytes(18).toString("base64url")}`;
   const varsFile = join(mkdtempSync(join(tmpdir(), "tool-search-vars-")), ".dev.vars");
@@ -134,8 +149,15 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
+    if (/address already in use/i.test(output)) {
+      await stop();
+      throw new Error(`wrangler dev could not bind port ${port}: address already in use\n${output}`);
+    }
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, port, pid: child.pid!, adminToken, persistTo, stop, kill };
+      // Only once wrangler says it bound the port: before that, whatever answers there is somebody else's.
+      const ready = output.includes(`Ready on ${url}`);
+      if (ready && (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) })).ok)
+        return { url, port, pid: child.pid!, adminToken, persistTo, stop, kill };
     } catch {
       // not up yet
     }
