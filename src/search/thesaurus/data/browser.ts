@@ -75,4 +75,11 @@ export const BROWSER: readonly string[] = [
   "xpath => selector, locator",
   "css selector => locator",
   "assert => verify, expect",
+  "",
+  "# Closing, pressing, capturing",
+  "close browser => session close",
+  "quit browser, exit browser, end browser session => close, session close",
+  "press submit, hit submit, submit button => click",
+  "hit enter => click, submit",
+  "picture of page, image of page, snapshot of page, snap page => screenshot",
 ];

@@ -85,4 +85,8 @@ export const DATA: readonly string[] = [
   "ab test, split test => experiment",
   "log event, record event, send event => track event, track",
   "feature flag, feature toggle",
+  "",
+  "# Columns and tables in everyday words",
+  "columns of table, table columns, what columns, which columns => describe table, schema",
+  "remove table, delete table, get rid of table => drop table",
 ];

@@ -68,4 +68,9 @@ export const DELIVERY: readonly string[] = [
   "evaluate flag => flag status",
   "check flag, is flag on => flag evaluation, flag status",
   "remote config => feature flag, configuration",
+  "",
+  "# What is live, and stopping a deploy",
+  "what's live, currently live, live in production, live site => deployments, production deployment",
+  "publish site, publish website, put site online, go live => deploy, deployment",
+  "abort deploy, stop deploy, stop deployment, abort deployment, halt deploy => cancel deployment",
 ];

@@ -63,4 +63,11 @@ export const EMAIL: readonly string[] = [
   "open rate, bounce rate, email stats, email metrics, campaign performance, campaign results => campaign report",
   "click rate => campaign report",
   "preview email => test email, test send",
+  "",
+  "# Everyday words for mail not yet answered, and for a full inbox",
+  "haven't answered, haven't replied, not replied, unanswered, awaiting reply, owe a reply => unreplied",
+  "sort incoming mail, automatically sort => filter, message rule",
+  "answer mail, respond to email, respond to message => reply",
+  "new mail, new emails, check email => unseen, unread, recent messages",
+  "unread mail, check mail, check inbox => unseen, recent messages",
 ];

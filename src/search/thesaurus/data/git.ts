@@ -84,4 +84,11 @@ export const GIT: readonly string[] = [
   "commit broke, commit introduced, bad commit, breaking commit, culprit commit => bisect",
   "lost commit, recover commit, dangling commit, lost work => reflog",
   "git ignore, ignore file => gitignore",
+  "",
+  "# Everyday words for CI results",
+  "build break, build broke, broken build, build failed, failing build, red build => build failure, failure logs",
+  "flaky, randomly fail, fail randomly, intermittent failure, fails sometimes => flaky tests",
+  "checks green, ci green, checks passing, tests passing, build passing, ci passing => status checks, pipeline status",
+  "lgtm, give approval => review",
+  "sign off on => approve, review",
 ];

@@ -35,4 +35,9 @@ export const TIME: readonly string[] = [
   "calendar week, iso week => week number",
   "daylight saving => timezone, utc offset",
   "stopwatch => timer",
+  "",
+  "# The time somewhere else",
+  "local time in => current time, convert time, timezone",
+  "current time in => convert time, timezone",
+  "unix epoch, epoch seconds, epoch milliseconds, seconds since epoch => timestamp",
 ];

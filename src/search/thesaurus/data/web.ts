@@ -55,4 +55,13 @@ export const WEB: readonly string[] = [
   "cite => citation, reference",
   "bibliography, bibtex => citations, references",
   "doi => digital object identifier, paper",
+  "",
+  "# Headlines and the text of a page",
+  "headlines => web search",
+  "text of page, page text, page contents, contents of page, read web page => fetch, extract, readable",
+  "read webpage => extract, readable",
+  "# Research literature",
+  "research papers, scientific papers, academic papers => literature",
+  "medical papers, studies on, clinical studies => articles, literature",
+  "medical literature, scientific literature, biomedical literature => articles, literature search",
 ];
