@@ -82,4 +82,8 @@ export const BROWSER: readonly string[] = [
   "press submit, hit submit, submit button => click",
   "hit enter => click, submit",
   "picture of page, image of page, snapshot of page, snap page => screenshot",
+  "",
+  "# What the page requested, and answering its dialogs",
+  "network traffic, network calls, api calls made, requests made, xhr requests => network requests",
+  "dismiss dialog, close popup, accept alert, accept dialog => handle dialog",
 ];

@@ -111,4 +111,11 @@ export const COMMERCE: readonly string[] = [
   "guest ratings => reviews",
   "cheapest time, cheapest nights, cheapest dates, least expensive => price calendar, prices",
   "lowest price, best price => price calendar",
+  "",
+  "# Counting and grouping a shop's records",
+  "how many orders, number of orders, total orders => orders count",
+  "how many customers, number of customers => customers count",
+  "how many products, number of products => products count",
+  "customer groups, audience => segments, customer segment",
+  "payments, recent payments, payment history => transactions",
 ];

@@ -89,4 +89,10 @@ export const DATA: readonly string[] = [
   "# Columns and tables in everyday words",
   "columns of table, table columns, what columns, which columns => describe table, schema",
   "remove table, delete table, get rid of table => drop table",
+  "",
+  "# Ranking, space, and plain SQL",
+  "rank by relevance, sort by relevance, order by relevance, reorder by relevance => rerank",
+  "storage used, space used, how much space => storage size, size",
+  "select statement, run select => sql query, query",
+  "select query => sql query",
 ];

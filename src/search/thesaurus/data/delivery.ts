@@ -73,4 +73,12 @@ export const DELIVERY: readonly string[] = [
   "what's live, currently live, live in production, live site => deployments, production deployment",
   "publish site, publish website, put site online, go live => deploy, deployment",
   "abort deploy, stop deploy, stop deployment, abort deployment, halt deploy => cancel deployment",
+  "",
+  "# Turning a feature on or off for some users: feature flag services' words (flags, targeting, rollouts)",
+  "switch off feature, switch on feature => feature flag",
+  "feature switch => feature flag",
+  "percentage rollout, gradual rollout, staged rollout => targeting, feature flag",
+  "percent of users => rollout, targeting, feature flag",
+  "resync, drifted => sync, sync status",
+  "re-sync => sync status",
 ];

@@ -70,4 +70,12 @@ export const EMAIL: readonly string[] = [
   "answer mail, respond to email, respond to message => reply",
   "new mail, new emails, check email => unseen, unread, recent messages",
   "unread mail, check mail, check inbox => unseen, recent messages",
+  "",
+  "# Counting, finding by sender or subject, marking read",
+  "how many emails, email count, number of emails, inbox count => message count, messages",
+  "mail from, emails from, messages from => sender, search by sender",
+  "emails about, mail about => subject, search by subject",
+  "subject line => search by subject",
+  "mark as read, mark read => modify, labels, unread, seen",
+  "mark unread, mark as unread => modify, labels, seen",
 ];

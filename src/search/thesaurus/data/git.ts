@@ -91,4 +91,8 @@ export const GIT: readonly string[] = [
   "checks green, ci green, checks passing, tests passing, build passing, ci passing => status checks, pipeline status",
   "lgtm, give approval => review",
   "sign off on => approve, review",
+  "",
+  "# Bringing a pull request up to date with its base",
+  "behind main, sync with main, catch up with main => update branch, base branch",
+  "update from main, merge main into => update branch",
 ];

@@ -47,4 +47,8 @@ export const OFFICE: readonly string[] = [
   "questionnaire => survey, form",
   "survey => form",
   "plot => chart",
+  "",
+  "# Formatting cells and copying sheets",
+  "bold, italic, font color, cell color, highlight cells, fill color => format, format range, style",
+  "duplicate sheet, clone sheet, duplicate tab, copy tab => copy sheet",
 ];

@@ -67,4 +67,8 @@ export const SYSTEM: readonly string[] = [
   "activity monitor => list processes, processes",
   "runaway process, stuck process, frozen process, hung process, unresponsive process => kill process, terminate",
   "eating memory, eating cpu, high cpu, high memory, most memory, most cpu => list processes, cpu usage, memory usage",
+  "",
+  "# What a running command printed",
+  "command output, output of command, process output => read output",
+  "what the command printed => read output, output",
 ];

@@ -40,4 +40,9 @@ export const TIME: readonly string[] = [
   "local time in => current time, convert time, timezone",
   "current time in => convert time, timezone",
   "unix epoch, epoch seconds, epoch milliseconds, seconds since epoch => timestamp",
+  "",
+  "# How long ago, how many days, which week",
+  "how long ago, time ago, time since, how long since => relative time",
+  "how many days in => days in month",
+  "week number, which week, iso week => week year",
 ];

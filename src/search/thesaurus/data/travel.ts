@@ -63,4 +63,8 @@ export const TRAVEL: readonly string[] = [
   "bmi => body mass index",
   "rx => prescription",
   "meds => medication",
+  "",
+  "# Renting a home for a stay: the words of short-stay rental sites (listings)",
+  "vacation rental, holiday rental, holiday home, holiday let, short-term rental => listing, accommodation",
+  "apartment for rent, rent apartment, rent house, rent flat => listing, accommodation",
 ];

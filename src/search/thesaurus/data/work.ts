@@ -85,4 +85,7 @@ export const WORK: readonly string[] = [
   "subpage, sub page, child page, nested page => child page, descendants",
   "append to page, add to page, add content to page, add block => append block, block children",
   "write up => document, page",
+  "",
+  "# Where an issue can move next",
+  "possible statuses, available statuses, next status, allowed statuses, workflow states => transitions",
 ];
