@@ -7,7 +7,7 @@ export const COMMERCE: readonly string[] = [
   "# Shopify Admin API (products, variants, inventory levels, orders, draft orders, fulfillments, abandoned",
   "# checkouts, discount codes, gift cards), accounting APIs (invoices, bills, bank accounts, profit and loss),",
   "# hotel booking APIs (availability, guest reviews and ratings, price calendars: the cheapest nights).",
-  "# CRM is in business.ts.",
+  "# Price comparison and product search APIs (where to buy, best deals). CRM is in business.ts.",
   "#",
   "# Left out on purpose:",
   "#   bill => invoice   a bill is also a bill in parliament (legislation APIs); 'billing' stems to 'bill' too:",
@@ -118,4 +118,8 @@ export const COMMERCE: readonly string[] = [
   "how many products, number of products => products count",
   "customer groups, audience => segments, customer segment",
   "payments, recent payments, payment history => transactions",
+  "",
+  "# Shopping around",
+  "shop for, where to buy, best deal => product search, prices",
+  "compare prices, price comparison => product search",
 ];
