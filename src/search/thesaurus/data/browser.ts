@@ -86,4 +86,6 @@ export const BROWSER: readonly string[] = [
   "# What the page requested, and answering its dialogs",
   "network traffic, network calls, api calls made, requests made, xhr requests => network requests",
   "dismiss dialog, close popup, accept alert, accept dialog => handle dialog",
+  "",
+  "dismiss popup, close dialog, dismiss alert box => handle dialog",
 ];

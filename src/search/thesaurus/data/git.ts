@@ -95,4 +95,7 @@ export const GIT: readonly string[] = [
   "# Bringing a pull request up to date with its base",
   "behind main, sync with main, catch up with main => update branch, base branch",
   "update from main, merge main into => update branch",
+  "",
+  "# Setting unfinished work aside is a stash",
+  "save work in progress, set work aside, save changes for later, save unfinished work => stash",
 ];

@@ -6,7 +6,7 @@ export const OBSERVABILITY: readonly string[] = [
   "# logs, metrics, spans, SLOs, synthetics), the Prometheus HTTP API (query, alerts), the Sentry API (issues,",
   "# events, resolve, archive/ignore, source maps), the PagerDuty and Opsgenie APIs (incidents, acknowledge,",
   "# resolve, escalation policies, schedules, overrides, on-calls, maintenance windows, postmortems), SRE usage",
-  "# (SLO, SLI, error budget, p99, RCA).",
+  "# (SLO, SLI, error budget, p99, RCA), Grafana Sift (investigations, root cause analysis), PromQL and LogQL.",
   "#",
   "# Left out on purpose:",
   "#   on call as a target   it analyses to 'call' (on is a stop word): expansions say oncall, rotation, schedule",
@@ -93,4 +93,9 @@ export const OBSERVABILITY: readonly string[] = [
   "site went down, server went down, app went down, website went down => outage, incident",
   "error logs, errors in logs => error pattern, search logs",
   "error messages => error pattern, logs, search logs",
+  "",
+  "# Finding the cause: Grafana Sift investigations, root cause analysis",
+  "root cause, what caused, what's causing, cause of outage => investigation, root cause analysis, analysis",
+  "promql => prometheus, prometheus query",
+  "logql => log query",
 ];

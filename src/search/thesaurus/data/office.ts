@@ -3,7 +3,8 @@ export const OFFICE: readonly string[] = [
   "# Office: Google Workspace and Microsoft 365. Sources: the Google Docs API (documents.batchUpdate: insertText,",
   "# replaceAllText), Sheets (spreadsheets, sheets, values: get, update, append, batchUpdate: addSheet), Slides",
   "# (presentations, pages, speaker notes), People (contacts), Forms APIs; Microsoft Graph (workbook/worksheets,",
-  "# contacts, onenote). Calendars are in calendar.ts, mail in email.ts, files and drives in files.ts.",
+  "# contacts, onenote), the Notion API (a page's paragraphs are blocks). Calendars are in calendar.ts, mail in",
+  "# email.ts, files and drives in files.ts.",
   "#",
   "# Left out on purpose:",
   "#   deck, tab   a deck of cards; a browser tab: only 'slide deck' and 'pitch deck' map",
@@ -51,4 +52,8 @@ export const OFFICE: readonly string[] = [
   "# Formatting cells and copying sheets",
   "bold, italic, font color, cell color, highlight cells, fill color => format, format range, style",
   "duplicate sheet, clone sheet, duplicate tab, copy tab => copy sheet",
+  "",
+  "# A page's paragraphs are blocks in Notion's API",
+  "paragraph => block, text block",
+  "duplicate worksheet, copy worksheet => copy sheet",
 ];

@@ -64,4 +64,7 @@ export const WEB: readonly string[] = [
   "research papers, scientific papers, academic papers => literature",
   "medical papers, studies on, clinical studies => articles, literature",
   "medical literature, scientific literature, biomedical literature => articles, literature search",
+  "",
+  "# Papers are articles to a literature search",
+  "papers => articles, literature",
 ];
