@@ -90,7 +90,7 @@ export const BUSINESS: readonly string[] = [
   "ats => applicant tracking system, candidates",
   "",
   "# Homes and jobs, in the words of real estate and job board APIs (property listings, valuations, job search)",
-  "house for sale, homes for sale, buy house, buy home => property listings, real estate, properties",
+  "house for sale, homes for sale, buy house, buy home => property listings, real estate",
   "property for sale => property listings, real estate",
   "house prices, property value, house worth => property valuation, home value, real estate",
   "home value => property valuation, real estate",

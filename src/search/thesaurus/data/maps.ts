@@ -60,7 +60,6 @@ export const MAPS: readonly string[] = [
   "route to => directions",
   "drive from, drive to, road trip, how long is the drive => directions, travel time, distance",
   "driving time => directions, distance",
-  "latitude and longitude, gps location, lat and long => coordinates, geocode",
   "gps coordinates => geocode",
   "lat long, latlng => geocode",
   "street address, postal address, what's the address => reverse geocode",
