@@ -64,4 +64,9 @@ export const CONTAINERS: readonly string[] = [
   "compose up => docker compose, start services",
   "compose down => docker compose, stop services",
   "publish image, upload image to registry => push image",
+  "",
+  "# Taking a node out of service",
+  "take node out => drain, cordon",
+  "maintenance mode, take out of service => drain, cordon, node",
+  "more pods, fewer pods => scale, replicas",
 ];

@@ -57,4 +57,7 @@ export const DEVTOOLS: readonly string[] = [
   "# Code intelligence: language servers",
   "find usages, call site, where used => references, find references",
   "rename symbol, rename variable, rename function => refactor",
+  "",
+  "# Style problems are what linters report",
+  "style problems, style issues, style errors, code style => lint",
 ];

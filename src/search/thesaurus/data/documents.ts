@@ -66,4 +66,13 @@ export const DOCUMENTS: readonly string[] = [
   "uml => diagram, class diagram",
   "ishikawa, cause and effect diagram => fishbone diagram",
   "project timeline => gantt chart",
+  "",
+  "# What a chart is for, in the words of the question it answers",
+  "distribution of, frequency distribution, age distribution, value distribution => histogram",
+  "correlation, relationship between two => scatter chart, scatter plot",
+  "market share, share of total, percentage breakdown, proportions => pie chart",
+  "trend over time, time series chart => line chart",
+  "compare categories, side by side bars => bar chart, column chart",
+  "icons, icon set => images, svg",
+  "mockup, wireframe => design, frame, layout",
 ];

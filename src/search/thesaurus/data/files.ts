@@ -91,4 +91,13 @@ export const FILES: readonly string[] = [
   "previous version, older version, earlier version, file history => revision, version history",
   "version history => revision, revision history",
   "search drive, find in drive => search files",
+  "",
+  "# Everyday words for files and folders",
+  "size of file => file info, metadata",
+  "how big is file => file info, metadata, size",
+  "new folder, make folder, make directory, make dir => create directory",
+  "what's in directory => list directory",
+  "save text to => write file",
+  "change line, replace line, replace text in file => edit file, edit",
+  "edit line => edit file",
 ];

@@ -3,7 +3,8 @@ export const FINANCE: readonly string[] = [
   "# Finance: market data. Sources: market data APIs and the MCP servers wrapping them (Alpha Vantage: GLOBAL_QUOTE,",
   "# TIME_SERIES_DAILY, SYMBOL_SEARCH, CURRENCY_EXCHANGE_RATE, EARNINGS, economic indicators; Finnhub; Polygon;",
   "# CoinGecko: simple price, markets, trending), brokerage APIs (orders: market, limit, stop; positions), SEC",
-  "# filings (10-K, 10-Q), economic series (CPI, GDP), blockchain explorers (transaction hashes, gas).",
+  "# filings (10-K, 10-Q), economic series (CPI, GDP), blockchain explorers (transaction hashes, gas), currency",
+  "# converters and calculators (dollars to euros; calculate).",
   "#",
   "# Left out on purpose:",
   "#   holdings    stems to 'hold' (put on hold): not mapped to portfolio",
@@ -50,4 +51,8 @@ export const FINANCE: readonly string[] = [
   "convert currency, currency rate, currency exchange, money conversion => exchange rate, currency conversion",
   "cpi => consumer price index, inflation",
   "gdp => gross domestic product",
+  "",
+  "# Money from one currency to another, and the maths of it",
+  "dollars to euros, euros to dollars, pounds to dollars, dollars in euros => currency conversion, exchange rate",
+  "do the math, crunch numbers => calculate",
 ];

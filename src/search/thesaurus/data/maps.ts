@@ -54,4 +54,13 @@ export const MAPS: readonly string[] = [
   "typeahead, type ahead => autocomplete, suggestions",
   "altitude, above sea level => elevation",
   "map image, map picture, show on map, pin on map, plot on map => static map",
+  "",
+  "# Everyday words for routes and places",
+  "get me to, way to get to => directions, route",
+  "route to => directions",
+  "drive from, drive to, road trip, how long is the drive => directions, travel time, distance",
+  "driving time => directions, distance",
+  "gps coordinates => geocode",
+  "lat long, latlng => geocode",
+  "street address, postal address, what's the address => reverse geocode",
 ];

@@ -80,4 +80,10 @@ export const MESSAGING: readonly string[] = [
   "add to channel, bring into channel => invite, add member",
   "channel description => purpose, topic",
   "who's in channel, people in channel => members, list members",
+  "",
+  "# Being mentioned, group chats, who is in a team",
+  "tagged me, tagged in => mentions",
+  "team members, members of team => list team members",
+  "who's in team, people in team => list team members, members",
+  "group chat, group dm, new chat, start chat => create chat",
 ];

@@ -143,7 +143,7 @@ export const SERVICES_LINES: readonly string[] = [
   "hashicorp vault",
   "datadog",
   "grafana",
-  "prometheus",
+  "prometheus, promql",
   "new relic, newrelic",
   "splunk",
   "elasticsearch",
