@@ -25,7 +25,15 @@ import { fileURLToPath } from "node:url";
 import { parseArgsWith, type CommandHelp } from "../src/cli/usage.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { toolId } from "../src/catalog/tool.ts";
-import { clientQuery, findSets, loadSet, toServiceTools, type EvalQuery, type EvalSet } from "./eval/dataset.ts";
+import {
+  clientQuery,
+  findSets,
+  loadSet,
+  pooled,
+  toServiceTools,
+  type EvalQuery,
+  type EvalSet,
+} from "./eval/dataset.ts";
 import { miniSearch, oramaDefaults, ours, toRows, type Engine, type Ranked } from "./eval/engines.ts";
 import { httpEngine } from "./eval/http.ts";
 import { CHOICES } from "./eval/choices.ts";
@@ -72,6 +80,7 @@ const HELP: CommandHelp = {
       "suggestions: each query as a user's message, precision and coverage across suggest_threshold " +
       "(with --http also through the service: a session per message, POST .../turns with it)",
     learn: "learning from use: half of each set's queries replayed as sessions, the other half before and after",
+    pooled: "each set's queries against the catalog of every set given (the others' tools as distractors)",
   },
   examples: [
     "npm run eval",
@@ -81,6 +90,7 @@ const HELP: CommandHelp = {
     "npm run eval -- --suggest --sample 2000",
     "npm run eval -- --suggest --http http://127.0.0.1:8787 --data eval/mcp-requests",
     "npm run eval -- --learn",
+    "npm run eval -- --pooled --sample 1000",
   ],
 };
 
@@ -100,6 +110,7 @@ const { values: args } = parseArgsWith(HELP)({
     choices: { type: "string" },
     suggest: { type: "boolean", default: false },
     learn: { type: "boolean", default: false },
+    pooled: { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -356,8 +367,8 @@ const results: { set: string; engine: string; f: Figures }[] = [];
 const categories: string[][] = [];
 const sweeps: Record<string, { threshold: number; figures: Figures }[]> = {};
 let httpThreshold: number | null = null;
-for (const dir of dirs) {
-  const set = loadSet(dir, args.irrelevant ? resolve(args.irrelevant) : undefined);
+const loaded = dirs.map((dir) => loadSet(dir, args.irrelevant ? resolve(args.irrelevant) : undefined));
+for (const set of args.pooled ? pooled(loaded) : loaded) {
   console.error(
     `${set.name}: ${set.tools.length} tools, ${set.queries.length} queries, ${set.irrelevant.length} irrelevant`,
   );

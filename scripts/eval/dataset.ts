@@ -90,6 +90,22 @@ export function loadSet(dir: string, irrelevantFile?: string): EvalSet {
   return { name: dir.split("/").filter(Boolean).pop()!, dir, tools, queries, irrelevant };
 }
 
+/**
+ * Each set with the catalog of all of them (`--pooled`): the same queries and gold tools, among every other set's tools
+ * as distractors. Ids are prefixed with the set's name so that tools of different sets never share one.
+ */
+export function pooled(sets: readonly EvalSet[]): EvalSet[] {
+  const prefix = (set: EvalSet, id: string) => `${set.name}|${id}`;
+  const tools = sets.flatMap((set) => set.tools.map((t) => ({ ...t, id: prefix(set, t.id) })));
+  const ids = (set: EvalSet, groups: string[][]) => groups.map((g) => g.map((id) => prefix(set, id)));
+  return sets.map((set) => ({
+    ...set,
+    name: `${set.name} (pooled)`,
+    tools,
+    queries: set.queries.map((q) => ({ ...q, groups: ids(set, q.groups), strict: ids(set, q.strict) })),
+  }));
+}
+
 /** Every folder under `root` that holds a tools.jsonl and a queries.jsonl, by name. */
 export function findSets(root: string): string[] {
   return readdirSync(root, { withFileTypes: true })
