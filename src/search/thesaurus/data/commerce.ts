@@ -109,7 +109,6 @@ export const COMMERCE: readonly string[] = [
   "what guests say, what people say => reviews, rating",
   "guest reviews => rating",
   "guest ratings => reviews",
-  "cheapest time, cheapest nights, cheapest dates, least expensive => price calendar, prices",
   "lowest price, best price => price calendar",
   "",
   "# Counting and grouping a shop's records",

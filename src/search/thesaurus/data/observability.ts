@@ -85,7 +85,6 @@ export const OBSERVABILITY: readonly string[] = [
   "uptime check, ping check, synthetic check, synthetics, synthetic test => uptime monitor, synthetic monitor",
   "",
   "# On call now, what is firing, what is slow",
-  "on call now, on call right now, currently on call, on duty now => current oncall, oncall users",
   "alerting, fired alerts, triggered alerts => alert rules, monitor",
   "slow endpoints, slow api => slow requests",
   "high latency => slow requests, traces",

@@ -94,5 +94,4 @@ export const WORK: readonly string[] = [
   "checklist => tasks, task list, todo",
   "reminder => task",
   "finished tasks, finished items, done items, done tasks => completed tasks, completed",
-  "checked off => completed tasks",
 ];
