@@ -100,13 +100,6 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
-    "synonym-known words in coverage",
-    "0",
-    here(DEFAULT_TUNING.synonymKnown),
-    [0, 1, 2].map((v) => variant(String(v), { tuning: { synonymKnown: v } })),
-    true,
-  ),
-  choice(
     "short-query coverage",
     "off",
     DEFAULT_TUNING.coverageExponent === 0

@@ -100,8 +100,6 @@ export interface Tuning {
   shortQueryWords: number;
   /** How strongly a short query's unexplained words discount a match: score * coverage ^ exponent. */
   coverageExponent: number;
-  /** Words the catalog lacks but its synonyms hold: 0 not in coverage, 1 in it, 2 also counted as known words. */
-  synonymKnown: number;
 }
 
 /**
@@ -115,14 +113,6 @@ export interface Tuning {
  */
 const SHORT_QUERY_WORDS = 3;
 const COVERAGE_EXPONENT = 1 / 3;
-/**
- * A word the catalog lacks but reaches through its synonyms ("altitude", by "elevation") is part of what a short query
- * asks: it counts in coverage with its synonyms' information (their highest idf), so a tool found only through it is
- * not scored 0 for missing the query's other words, and a tool holding only those is not taken for a full match. It
- * does not count as a word the catalog knows when deciding whether a query is short (value 1; 2 would also count
- * it there, 0 leaves it out). Chosen leave-one-set-out (docs/quality.md).
- */
-const SYNONYM_KNOWN = 1;
 
 /** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
 function unexplained(score: number, absent: number, weight: number): number {
@@ -137,7 +127,6 @@ export const DEFAULT_TUNING: Tuning = {
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
   shortQueryWords: SHORT_QUERY_WORDS,
   coverageExponent: COVERAGE_EXPONENT,
-  synonymKnown: SYNONYM_KNOWN,
 };
 
 /**
@@ -594,20 +583,12 @@ function coverage(
   store: PostingsStore,
   tuning: Tuning,
 ): (wordBits: number, synonymBits: number) => number {
-  // A word the catalog lacks is known through its synonyms, when they are in the catalog: "altitude" by "elevation".
-  const throughSynonyms = (bits: number) =>
-    Math.max(0, ...terms.filter((t) => t.keyBits !== undefined && t.keyBits & bits).map((t) => idfOf(store, t.term)));
   const known = terms
     .filter((t) => t.word && t.bits)
-    .map((t) => ({
-      bits: t.bits!,
-      info: idfOf(store, t.term) || (tuning.synonymKnown > 0 ? throughSynonyms(t.bits!) : 0),
-    }))
+    .map((t) => ({ bits: t.bits!, info: idfOf(store, t.term) }))
     .filter((w) => w.info > 0);
   const total = known.reduce((sum, w) => sum + w.info, 0);
-  const inCatalog =
-    tuning.synonymKnown === 2 ? known.length : terms.filter((t) => t.word && t.bits && idfOf(store, t.term) > 0).length;
-  if (inCatalog === 0 || inCatalog > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
+  if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
   return (wordBits, synonymBits) => {
     let covered = 0;
     for (const w of known) {
