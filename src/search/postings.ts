@@ -107,13 +107,15 @@ export function documentFrequency(store: PostingsStore, term: string): number {
 
 /** Whether one live document holds every one of `terms` (in any of its fields). */
 export function holdsAll(store: PostingsStore, terms: readonly string[]): boolean {
-  if (terms.some((term) => documentFrequency(store, term) === 0)) return false;
-  if (terms.length === 1) return true;
-  ensureClean(store);
   // The rarest term's documents, narrowed by each other term's.
-  const [rarest, ...others] = [...terms].sort((a, b) => documentFrequency(store, a) - documentFrequency(store, b));
-  let docs = docsOf(store, rarest!);
-  for (const term of others) {
+  const [rarest, ...others] = terms
+    .map((term) => ({ term, df: documentFrequency(store, term) }))
+    .sort((a, b) => a.df - b.df);
+  if (!rarest || rarest.df === 0) return false;
+  if (others.length === 0) return true;
+  ensureClean(store);
+  let docs = docsOf(store, rarest.term);
+  for (const { term } of others) {
     const next = new Set<number>();
     for (const doc of docsOf(store, term)) if (docs.has(doc)) next.add(doc);
     docs = next;
