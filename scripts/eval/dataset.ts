@@ -92,12 +92,26 @@ export function loadSet(dir: string, irrelevantFile?: string): EvalSet {
 
 /**
  * Each set with the catalog of all of them (`--pooled`): the same queries and gold tools, among every other set's tools
- * as distractors. Ids are prefixed with the set's name so that tools of different sets never share one.
+ * as distractors. Ids are prefixed with the set's name so that tools of different sets never share one; a tool that
+ * another set already holds word for word (sets built over the same servers) is kept once, and gold that names the
+ * copy names the kept one, so that a tool's own twin never counts as a distractor.
  */
 export function pooled(sets: readonly EvalSet[]): EvalSet[] {
-  const prefix = (set: EvalSet, id: string) => `${set.name}|${id}`;
-  const tools = sets.flatMap((set) => set.tools.map((t) => ({ ...t, id: prefix(set, t.id) })));
-  const ids = (set: EvalSet, groups: string[][]) => groups.map((g) => g.map((id) => prefix(set, id)));
+  const kept = new Map<string, string>(); // the tool's whole content -> the id it is pooled under
+  const pooledId = new Map<string, string>(); // `set|id` -> the id it is pooled under
+  const tools: EvalTool[] = [];
+  for (const set of sets)
+    for (const t of set.tools) {
+      const content = JSON.stringify([t.server, t.name, t.description, t.inputSchema]);
+      const id = kept.get(content) ?? `${set.name}|${t.id}`;
+      if (!kept.has(content)) {
+        kept.set(content, id);
+        tools.push({ ...t, id });
+      }
+      pooledId.set(`${set.name}|${t.id}`, id);
+    }
+  const ids = (set: EvalSet, groups: string[][]) =>
+    groups.map((g) => g.map((id) => pooledId.get(`${set.name}|${id}`) ?? `${set.name}|${id}`));
   return sets.map((set) => ({
     ...set,
     name: `${set.name} (pooled)`,

@@ -14,10 +14,21 @@ const set = (name: string, ids: string[], gold: string): EvalSet => ({
 describe("pooled sets", () => {
   const [a, b] = pooled([set("a", ["x", "y"], "x"), set("b", ["x", "z"], "z")]);
 
-  it("give every set the tools of all of them, ids kept apart by set", () => {
-    const ids = ["a|x", "a|y", "b|x", "b|z"];
+  it("give every set the tools of all of them, ids kept apart by set, a tool both sets hold word for word once", () => {
+    const ids = ["a|x", "a|y", "b|z"];
     expect(a!.tools.map((t) => t.id)).toEqual(ids);
     expect(b!.tools.map((t) => t.id)).toEqual(ids);
+  });
+
+  it("point gold at a shared tool's one pooled copy, so that its twin is not a distractor", () => {
+    const [, shared] = pooled([set("a", ["x"], "x"), set("b", ["x", "z"], "x")]);
+    expect(shared!.queries[0]!.groups).toEqual([["a|x"]]);
+  });
+
+  it("keep tools of the same name but other words apart", () => {
+    const other = { ...set("b", [], "x"), tools: [{ ...tool("x"), description: "another x" }] };
+    const [first] = pooled([set("a", ["x"], "x"), other]);
+    expect(first!.tools.map((t) => t.id)).toEqual(["a|x", "b|x"]);
   });
 
   it("point each set's gold at its own tools, and keep its queries and irrelevant ones", () => {
