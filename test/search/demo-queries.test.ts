@@ -36,7 +36,7 @@ describe("the demo catalog, asked in other words", async () => {
     ["sql", "postgres::query", 1],
     ["schedule a meeting with bob next tuesday", "calendar::calendar.events.create", 1],
     ["open a PR", "github::create-pull-request", 2],
-    ["list my jira tickets", "jira::searchJQL", 5],
+    ["list my jira tickets", "jira::searchJQL", 1],
   ])("%s -> %s (within the first %i)", (query, tool, within) => {
     expect(top(query, within)).toContain(tool);
   });

@@ -51,6 +51,7 @@ export const GENERAL: readonly string[] = [
   "show => get, list",
   "view => get",
   "list, enumerate",
+  "list => search",
   "find, search, lookup",
   "locate, discover => find",
   "look up => lookup, search, find",
