@@ -71,6 +71,9 @@ export const CHOICES: Choice[] = [
   choice("phrase weight", "0.2", here(DEFAULT_TUNING.phraseWeight), [
     ...[0.2, 0.4, 0.6].map((w) => variant(String(w), { tuning: { phraseWeight: w } })),
   ]),
+  choice("request values", "1", here(DEFAULT_TUNING.valueWeight), [
+    ...[1, 0.5, 0.25, 0].map((w) => variant(String(w), { tuning: { valueWeight: w } })),
+  ]),
   choice("built-in thesaurus", "0", here(DEFAULT_TUNING.expansionWeight), [
     ...[0, 0.25, 0.5, 0.75].map((w) => variant(String(w), { tuning: { expansionWeight: w } })),
   ]),

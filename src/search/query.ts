@@ -5,7 +5,8 @@
  * weight sqrt(times it occurs): a word a long request repeats ("a QR code ... the QR code image")
  * is more likely its subject, but not so much more that one repeated word outweighs the rest.
  * Each pair of adjacent words is also a phrase term (`weather forecast`), weighted PHRASE_WEIGHT,
- * which meets the phrases of description openings (document.ts).
+ * which meets the phrases of description openings (document.ts). A word found only inside a value the request
+ * passes (a URL, an address, a path: values.ts) weighs VALUE_WEIGHT, and so do its phrases and expansions.
  *
  * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
  * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
@@ -20,6 +21,7 @@
 import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
 import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
+import { withoutValues } from "./values.ts";
 
 /** Query words with a bit of their own (see QueryTerm.bits): a 32-bit integer's, sign aside. */
 const WORD_BITS = 31;
@@ -38,6 +40,13 @@ export const BUILTIN_EXPANSION_WEIGHT = 0.5;
  * says what the user means more surely than one word does, so its expansions weigh more than a single word's.
  */
 export const BUILTIN_PHRASE_KEY_WEIGHT = 0.75;
+
+/**
+ * The weight of a word found only inside a value the request passes (a URL, an address, a path: values.ts), and of
+ * the expansions it keys: the argument's words say little about which tool is meant. Chosen with `npm run eval`
+ * (docs/quality.md, leave-one-set-out).
+ */
+export const VALUE_WEIGHT = 0.25;
 
 export interface SynonymRule {
   /**
@@ -105,6 +114,8 @@ export interface QueryOptions {
   phraseWeight?: number;
   /** Catalog document frequency of a term: ranks the words of a long query by how informative they are. */
   df?: (term: string) => number;
+  /** Weight of a word found only inside a value the query passes (VALUE_WEIGHT). */
+  valueWeight?: number;
   /** The most distinct terms scored (limit max_query_terms). */
   maxTerms?: number;
   /** The index's analysis (tokenizer.ts); the default one when not given. */
@@ -129,9 +140,14 @@ export function queryTerms(query: string, options: QueryOptions = {}): QueryTerm
 
 export function analyseQuery(query: string, options: QueryOptions = {}): AnalysedQuery {
   const maxTerms = options.maxTerms ?? DEFAULT_LIMITS.max_query_terms;
-  const sequence = (options.analyze ?? defaultAnalyze)(query);
+  const analyze = options.analyze ?? defaultAnalyze;
+  const sequence = analyze(query);
   const counts = new Map<string, number>();
   for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const valueWeight = options.valueWeight ?? VALUE_WEIGHT;
+  // A word only inside the values the request passes (values.ts) weighs valueWeight.
+  const asked = valueWeight === 1 ? null : new Set(analyze(withoutValues(query)));
+  const factor = (word: string) => (asked === null || asked.has(word) ? 1 : valueWeight);
   const words = [...counts.keys()];
   const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));
 
@@ -141,7 +157,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     // Each of the first 31 words has a bit, so the ranker can tell which of them a tool holds (tool-index.ts).
     const bit = bits.size < WORD_BITS ? 1 << bits.size : 0;
     bits.set(word, bit);
-    terms.set(word, { term: word, weight: Math.sqrt(counts.get(word)!), word: true, bits: bit });
+    terms.set(word, { term: word, weight: factor(word) * Math.sqrt(counts.get(word)!), word: true, bits: bit });
   }
   const add = (term: string, weight: number, via?: string, keyBits = 0) => {
     const present = terms.get(term);
@@ -153,6 +169,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
   const phraseKeyWeight = options.phraseKeyWeight ?? BUILTIN_PHRASE_KEY_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
+  const keyFactor = (rule: SynonymRule) => Math.min(...(rule.phrasal?.words ?? rule.key).map(factor));
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
   const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
   const runs = [
@@ -167,17 +184,17 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
         (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
       const keyBits = (rule: SynonymRule) => (rule.phrasal?.words ?? rule.key).reduce((b, t) => b | bits.get(t)!, 0);
       const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
-      for (const rule of tenant) expand(rule, 1, phraseWeight, rule.source, keyBits(rule), add);
+      for (const rule of tenant) expand(rule, keyFactor(rule), phraseWeight, rule.source, keyBits(rule), add);
       for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
         if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
         const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
-        expand(rule, weight, phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
+        expand(rule, weight * keyFactor(rule), phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
       }
     }
   }
   for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {
     if (phraseWeight > 0 && kept.has(sequence[i]!) && kept.has(sequence[i + 1]!)) {
-      add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight);
+      add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight * Math.min(factor(sequence[i]!), factor(sequence[i + 1]!)));
     }
   }
   return { terms: [...terms.values()], words, sequence };

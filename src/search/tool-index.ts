@@ -26,6 +26,7 @@ import {
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
   type Synonyms,
+  VALUE_WEIGHT,
 } from "./query.ts";
 import {
   DEFAULT_BM25F,
@@ -92,6 +93,8 @@ export interface Tuning {
   phraseKeyWeight: number;
   /** Weight of a two-word phrase of the query (query.ts). */
   phraseWeight: number;
+  /** Weight of a word only inside a value the query passes (query.ts). */
+  valueWeight: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
   contextWeight: number;
   /** Score units each service the query names but the catalog lacks counts against a match (`unexplained`). */
@@ -123,6 +126,7 @@ export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
+  valueWeight: VALUE_WEIGHT,
   contextWeight: CONTEXT_WEIGHT,
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
   shortQueryWords: SHORT_QUERY_WORDS,
@@ -437,6 +441,7 @@ export class ToolIndex {
       expansionWeight: tuning.expansionWeight,
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
+      valueWeight: tuning.valueWeight,
       df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });
