@@ -95,6 +95,9 @@ export const CHOICES: Choice[] = [
   choice("server context", "0", here(DEFAULT_TUNING.contextWeight), [
     ...[0, 0.125, 0.25, 0.5].map((w) => variant(String(w), { tuning: { contextWeight: w } })),
   ]),
+  choice("candidates reordered", "20", here(DEFAULT_TUNING.candidates), [
+    ...[20, 30, 50, 100].map((n) => variant(String(n), { tuning: { candidates: n } })),
+  ]),
   choice(
     "absent services",
     "0",

@@ -97,6 +97,8 @@ export interface Tuning {
   valueWeight: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
   contextWeight: number;
+  /** How many of the best BM25F scores coverage and server context reorder (CANDIDATES). */
+  candidates: number;
   /** Score units each service the query names but the catalog lacks counts against a match (`unexplained`). */
   absentServiceWeight: number;
   /** Queries of at most this many words the catalog knows are short: a match must explain them (`coverage`). */
@@ -117,6 +119,14 @@ export interface Tuning {
 const SHORT_QUERY_WORDS = 3;
 const COVERAGE_EXPONENT = 1 / 3;
 
+/**
+ * How many of the best-scoring tools (by BM25F, before coverage and server context) a search weighs further:
+ * short-query coverage and server context reorder them, so a tool must be among them to gain from either. Chosen
+ * with `npm run eval` (docs/quality.md, leave-one-set-out); at least the default `max_results` limit (50), so that
+ * the first results of a search are the same however many it asks for.
+ */
+const CANDIDATES = 50;
+
 /** A score discounted for the named services the catalog lacks (see ABSENT_SERVICE_WEIGHT). */
 function unexplained(score: number, absent: number, weight: number): number {
   return absent === 0 || score <= 0 ? score : (score * score) / (score + weight * absent);
@@ -128,6 +138,7 @@ export const DEFAULT_TUNING: Tuning = {
   phraseWeight: PHRASE_WEIGHT,
   valueWeight: VALUE_WEIGHT,
   contextWeight: CONTEXT_WEIGHT,
+  candidates: CANDIDATES,
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
   shortQueryWords: SHORT_QUERY_WORDS,
   coverageExponent: COVERAGE_EXPONENT,
@@ -173,8 +184,6 @@ export interface Hit {
   explain?: Explanation;
 }
 
-/** How many of the best-scoring tools server context looks at (server-context.ts). */
-const CANDIDATES = 20;
 /** Tools an answer with no match names as the closest. */
 const CLOSEST = 3;
 /**
@@ -460,7 +469,7 @@ export class ToolIndex {
       store,
       terms,
       params,
-      Math.max(CANDIDATES, options.limit + named.size),
+      Math.max(tuning.candidates, options.limit) + named.size,
       (i) => ids[i - 1]!,
       usage,
     );
