@@ -21,7 +21,7 @@
 import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
 import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
-import { withoutValues } from "./values.ts";
+import { mayHoldValues, withoutValues } from "./values.ts";
 
 /** Query words with a bit of their own (see QueryTerm.bits): a 32-bit integer's, sign aside. */
 const WORD_BITS = 31;
@@ -146,7 +146,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
   const valueWeight = options.valueWeight ?? VALUE_WEIGHT;
   // A word only inside the values the request passes (values.ts) weighs valueWeight.
-  const asked = valueWeight === 1 ? null : new Set(analyze(withoutValues(query)));
+  const asked = valueWeight === 1 || !mayHoldValues(query) ? null : new Set(analyze(withoutValues(query)));
   const factor = (word: string) => (asked === null || asked.has(word) ? 1 : valueWeight);
   const words = [...counts.keys()];
   const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));

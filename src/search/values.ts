@@ -16,6 +16,11 @@ const INNER_SLASH = /\w\/\w/;
 const LEADING_SLASH = /^(?:~|\.\.?)?\/\w/;
 const EXTENSION = /\.([a-z][a-z0-9]{0,4})$/i;
 
+/** Whether the query can hold a value at all: each kind has a slash or an at sign (most queries have neither). */
+export function mayHoldValues(query: string): boolean {
+  return query.includes("/") || query.includes("@");
+}
+
 /** The query with each value token replaced by its file extension (paths) or a space: the words it asks with. */
 export function withoutValues(query: string): string {
   return query

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { analyseQuery, compileSynonyms, PHRASE_WEIGHT, VALUE_WEIGHT } from "../../src/search/query.ts";
 import { stem } from "../../src/search/tokenizer.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
-import { withoutValues } from "../../src/search/values.ts";
+import { mayHoldValues, withoutValues } from "../../src/search/values.ts";
 
 const words = (text: string) => withoutValues(text).split(/\s+/).filter(Boolean);
 
@@ -30,6 +30,14 @@ describe("withoutValues", () => {
   it("leaves prose alone: words, numbers, a slash between spaces, times, hyphens (and/or counts as a path)", () => {
     const prose = "read and/or write 3 / 4 of the file at 10:30, e-mail me";
     expect(words(prose)).toEqual(prose.replace("and/or ", "").split(" "));
+  });
+
+  it("finds no value in a query without a slash or an at sign, and says so without reading it", () => {
+    const plain = "send the weekly report to the finance team: 3 pages, 10:30, e-mail";
+    expect(mayHoldValues(plain)).toBe(false);
+    expect(withoutValues(plain)).toBe(plain);
+    expect(mayHoldValues("mail bob@acme.com")).toBe(true);
+    expect(mayHoldValues("open ~/notes")).toBe(true);
   });
 
   it("reads a query at the length bound made of one slashed token, without a value left over", () => {
