@@ -95,9 +95,14 @@ export const CHOICES: Choice[] = [
   choice("server context", "0", here(DEFAULT_TUNING.contextWeight), [
     ...[0, 0.125, 0.25, 0.5].map((w) => variant(String(w), { tuning: { contextWeight: w } })),
   ]),
-  choice("candidates reordered", "20", here(DEFAULT_TUNING.candidates), [
-    ...[20, 30, 50, 100].map((n) => variant(String(n), { tuning: { candidates: n } })),
-  ]),
+  // Decided at the threshold: which tools coverage can reach moves "no match" answers as much as the order.
+  choice(
+    "candidates reordered",
+    "20",
+    here(DEFAULT_TUNING.candidates),
+    [20, 30, 50, 100].map((n) => variant(String(n), { tuning: { candidates: n } })),
+    true,
+  ),
   choice(
     "absent services",
     "0",
