@@ -18,14 +18,7 @@ import {
 import { DEFAULT_BM25F } from "../../src/search/ranker.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
 import { stem } from "../../src/search/tokenizer.ts";
-
-const tool = (server: string, name: string, description: string) => ({
-  id: `${server}::${name}`,
-  server,
-  name,
-  description,
-  inputSchema: { type: "object", properties: {} },
-});
+import { tool } from "./fixtures.ts";
 
 const catalog = [
   tool("github", "merge_pull_request", "Merge a pull request into its base branch"),

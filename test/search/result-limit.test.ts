@@ -4,22 +4,12 @@
  * real catalog (the 754 tools of 67 public MCP servers of eval/mcp-keyword) with every query of that set.
  */
 import { describe, expect, it } from "vitest";
-import catalog from "../../eval/mcp-keyword/tools.jsonl?raw";
-import queryLines from "../../eval/mcp-keyword/queries.jsonl?raw";
 import { DEFAULT_LIMITS } from "../../src/config/limits.ts";
 import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
+import { mcpCatalog, mcpQueries } from "./fixtures.ts";
 
-const parse = <T>(text: string) =>
-  text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as T);
-const index = ToolIndex.fromTools(
-  parse<{ id: string; server: string; name: string; description: string | null; inputSchema: object | null }>(
-    catalog,
-  ).map((t) => ({ ...t, description: t.description ?? "", inputSchema: t.inputSchema ?? { type: "object" } })),
-);
-const queries = parse<{ query: string }>(queryLines).map((q) => q.query);
+const index = ToolIndex.fromTools(mcpCatalog);
+
 const ids = (query: string, limit: number) => index.search(query, { limit, threshold: 1.5 }).map((h) => h.id);
 
 describe("results and the number asked for", () => {
@@ -28,8 +18,8 @@ describe("results and the number asked for", () => {
   });
 
   it("gives the same first k results for k = 1, 3 and 10 as a search for the most results", () => {
-    expect(queries.length).toBeGreaterThan(300);
-    const differing = queries.filter((query) => {
+    expect(mcpQueries.length).toBeGreaterThan(300);
+    const differing = mcpQueries.filter((query) => {
       const all = ids(query, DEFAULT_LIMITS.max_results);
       return [1, 3, 10].some((k) => JSON.stringify(ids(query, k)) !== JSON.stringify(all.slice(0, k)));
     });

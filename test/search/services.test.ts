@@ -1,14 +1,8 @@
 /** Services a query names that the catalog lacks: judged per tool, so a name's words spread over tools are not it. */
 import { describe, expect, it } from "vitest";
 import { ToolIndex } from "../../src/search/tool-index.ts";
+import { tool } from "./fixtures.ts";
 
-const tool = (server: string, name: string, description: string) => ({
-  id: `${server}::${name}`,
-  server,
-  name,
-  description,
-  inputSchema: { type: "object", properties: {} },
-});
 const crypto = tool("crypto", "generate_key", "Generate an EC (elliptic curve) key pair");
 const retry = tool("http", "fetch_url", "Fetch a URL, retrying up to 2 times");
 const ec2 = tool("aws", "start_instances", "Start stopped Amazon EC2 instances");

@@ -4,26 +4,12 @@
  * nothing; a clear request loads its tool; synonyms alone, excluded tools and `max` are honoured.
  */
 import { describe, expect, it } from "vitest";
-import catalog from "../../eval/mcp-keyword/tools.jsonl?raw";
 import { compileSynonyms } from "../../src/search/query.ts";
 import { SUGGEST_MAX, SUGGEST_THRESHOLD, suggest } from "../../src/search/suggest.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
+import { mcpCatalog } from "./fixtures.ts";
 
-interface EvalTool {
-  id: string;
-  server: string;
-  name: string;
-  description: string | null;
-  inputSchema: Record<string, unknown> | null;
-}
-
-const index = ToolIndex.fromTools(
-  catalog
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as EvalTool)
-    .map((t) => ({ ...t, description: t.description ?? "", inputSchema: t.inputSchema ?? { type: "object" } })),
-);
+const index = ToolIndex.fromTools(mcpCatalog);
 const DEFAULTS = { max: SUGGEST_MAX, threshold: SUGGEST_THRESHOLD };
 const suggested = (message: string, options: Partial<Parameters<typeof suggest>[2]> = {}) =>
   suggest(index, message, { ...DEFAULTS, ...options }).map((h) => h.id);

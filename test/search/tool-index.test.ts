@@ -2,14 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { SnapshotError } from "../../src/search/snapshot.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
+import { tool } from "./fixtures.ts";
 
-const tool = (server: string, name: string, description: string) => ({
-  id: `${server}::${name}`,
-  server,
-  name,
-  description,
-  inputSchema: { type: "object", properties: {} },
-});
 const tools = [
   tool("fs", "read_file", "Read a file from disk"),
   tool("fs", "write_file", "Write a file to disk"),

@@ -4,6 +4,7 @@ import { analyseQuery, compileSynonyms, PHRASE_WEIGHT, VALUE_WEIGHT } from "../.
 import { stem } from "../../src/search/tokenizer.ts";
 import { ToolIndex } from "../../src/search/tool-index.ts";
 import { mayHoldValues, withoutValues } from "../../src/search/values.ts";
+import { tool } from "./fixtures.ts";
 
 const words = (text: string) => withoutValues(text).split(/\s+/).filter(Boolean);
 
@@ -78,13 +79,6 @@ describe("analyseQuery with values", () => {
 });
 
 describe("ranking with values", () => {
-  const tool = (server: string, name: string, description: string) => ({
-    id: `${server}::${name}`,
-    server,
-    name,
-    description,
-    inputSchema: { type: "object", properties: {} },
-  });
   const tools = [
     tool("git", "git_clone", "Clone a repository into a local directory."),
     tool("figma", "get_design_system", "Get the components and tokens of a design system."),
