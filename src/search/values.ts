@@ -4,10 +4,11 @@
  * words, and left at full weight they find tools about design systems and code. A whitespace-separated token is a
  * value when it is a URL (`scheme://...`), an e-mail address, or a path (`~/x`, `./x`, `/x`, `a/b`: a slash between
  * word characters, which also covers repository slugs like `acme/webapp` and image names). A path keeps its file
- * extension (`lease.pdf` asks for a PDF reader). Quoted text is not a value here: pasted requests are full of stray
- * quotes, and a pair of them would hide the request itself (docs/quality.md).
+ * extension (`lease.pdf` asks for a PDF reader). Quoted text, numbers and identifiers are not values here: measured,
+ * each cost more than it gave (a quote often holds the task itself: tag it as "important"; docs/quality.md).
  *
- * Each test is a scan of one token with no backtracking, so the work is linear in the query's length.
+ * Each test reads one token once (no pattern here can retry from every position of a long run), so the work is
+ * linear in the query's length.
  */
 
 const URL_SCHEME = "://";
