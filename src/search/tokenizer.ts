@@ -13,7 +13,9 @@ import { stemmer as porter } from "stemmer";
 /**
  * Stop words: words that say nothing about which tool is meant: English function words (articles, pronouns,
  * auxiliaries, prepositions, conjunctions, the fragments `what's` and `don't` split into), and the
- * words a request is wrapped in (`could you please help me`, `I would like`, `I need`, `provide`).
+ * words a request is wrapped in (`could you please help me`, `I would like`, `I need`). `provide` is not one of them
+ * although requests say "provide me with": dropping it helped only the set of RapidAPI requests and cost right
+ * "no match" answers elsewhere (docs/quality.md, "Request words").
  * Requests to agents are full of the latter; left in, they match every tool that "provides" or
  * "helps" and drown the few words that name the task.
  */
@@ -29,6 +31,8 @@ const FUNCTION_WORDS = new Set(
     "of at by for with about against between into through during before after above below to from up down in out on " +
       "off over under again further then once here there when where why how all any both each few more most other " +
       "some such no nor not only own same so than too very just now and but if or because as until while also",
+    // connectives that join a request's sentences (`Additionally, ...`, `Finally, ...`)
+    "additionally furthermore moreover besides however therefore thus meanwhile finally lastly firstly secondly",
     // fragments of contractions (what's -> what s, don't -> don t, I'll -> i ll) and ordinals (10th -> 10 th)
     "th st nd rd s t d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma " +
       "mightn mustn needn shan shouldn wasn weren won wouldn",
@@ -38,9 +42,7 @@ const FUNCTION_WORDS = new Set(
 );
 
 /** The words a request is wrapped in (see above). */
-const REQUEST_WORDS = new Set(
-  "please help want need like let give provide tell know thanks thank hi hello additionally".split(" "),
-);
+const REQUEST_WORDS = new Set("please help want need like let give tell know thanks thank hi hello".split(" "));
 
 const ACRONYM_PLURAL = /(?<=\p{Lu}\p{Lu})s(?!\p{Ll})/gu; // PRs -> PR, URLs -> URL (not P Rs); one look per `s`
 const CAMEL_LOWER_UPPER = /([\p{Ll}\p{N}])(\p{Lu})/gu; // getWeather -> get Weather

@@ -117,7 +117,8 @@ describe("analyze", () => {
     expect(analyze("Could you please help me find the weather forecast? I would like to know it")).toEqual(
       analyze("find weather forecast"),
     );
-    expect(analyze("I need you to provide the details")).toEqual(analyze("details"));
+    expect(analyze("I need you to give me the details")).toEqual(analyze("details"));
+    expect(analyze("Additionally, tell me the details. Finally, thanks!")).toEqual(analyze("details"));
   });
 
   it("gives inflections and derived forms one stem", () => {
