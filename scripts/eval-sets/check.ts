@@ -1,5 +1,5 @@
 /**
- * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-requests) from the command line:
+ * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests) from the command line:
  *
  *   npx node scripts/eval-sets/check.ts [--help]
  *
@@ -20,7 +20,7 @@ const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
 if (process.argv.includes("--help")) {
   console.log(
     "Usage: npx node scripts/eval-sets/check.ts\n\n" +
-      "Validates eval/mcp-keyword and eval/mcp-requests; exit code 1 on any problem.",
+      "Validates eval/mcp-keyword, eval/mcp-keyword-blind and eval/mcp-requests; exit code 1 on any problem.",
   );
   process.exit(0);
 }
@@ -29,6 +29,8 @@ const read = (path: string) => readFileSync(join(EVAL, path), "utf8");
 const report = checkSets({
   keywordTools: read("mcp-keyword/tools.jsonl"),
   keywordQueries: read("mcp-keyword/queries.jsonl"),
+  blindTools: read("mcp-keyword-blind/tools.jsonl"),
+  blindQueries: read("mcp-keyword-blind/queries.jsonl"),
   requestTools: read("mcp-requests/tools.jsonl"),
   requestQueries: read("mcp-requests/queries.jsonl"),
   requestIrrelevant: read("mcp-requests/irrelevant.jsonl"),

@@ -1,6 +1,6 @@
 /**
- * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-requests) must keep, as pure functions
- * over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
+ * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests) must keep, as
+ * pure functions over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
  * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
  */
 
@@ -13,6 +13,9 @@ const KEYWORD_MINIMUMS = {
   absent: 50,
 } as const;
 const KEYWORD_TOTAL_MINIMUM = 250;
+
+/** Categories of eval/mcp-keyword-blind/queries.jsonl (the same kinds, other shares) and their minimums. */
+const BLIND_MINIMUMS = { "exact-name": 20, "partial-name": 30, "other-words": 100, task: 50, absent: 50 } as const;
 
 /** Categories of eval/mcp-requests/queries.jsonl and their minimums. */
 const REQUEST_MINIMUMS = { single: 60, multi: 30 } as const;
@@ -139,6 +142,8 @@ export function checkQueries(queries: SetQuery[], toolIds: ReadonlySet<string>, 
 export interface SetFiles {
   keywordTools: string;
   keywordQueries: string;
+  blindTools: string;
+  blindQueries: string;
   requestTools: string;
   requestQueries: string;
   requestIrrelevant: string;
@@ -165,6 +170,8 @@ export function checkSets(files: SetFiles): SetReport {
   problems.push(...checkTools(tools, "mcp-keyword/tools.jsonl"));
   if (files.requestTools !== files.keywordTools)
     problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
+  if (files.blindTools !== files.keywordTools)
+    problems.push("mcp-keyword-blind/tools.jsonl differs from mcp-keyword/tools.jsonl");
   const toolIds = new Set(tools.map((t) => t.id));
 
   const keyword = parseJsonl<SetQuery>(files.keywordQueries, "mcp-keyword/queries.jsonl", problems);
@@ -172,6 +179,15 @@ export function checkSets(files: SetFiles): SetReport {
     ...checkQueries(keyword, toolIds, {
       file: "mcp-keyword/queries.jsonl",
       minimums: KEYWORD_MINIMUMS,
+      totalMinimum: KEYWORD_TOTAL_MINIMUM,
+      emptyGold: (c) => c === "absent",
+    }),
+  );
+  const blind = parseJsonl<SetQuery>(files.blindQueries, "mcp-keyword-blind/queries.jsonl", problems);
+  problems.push(
+    ...checkQueries(blind, toolIds, {
+      file: "mcp-keyword-blind/queries.jsonl",
+      minimums: BLIND_MINIMUMS,
       totalMinimum: KEYWORD_TOTAL_MINIMUM,
       emptyGold: (c) => c === "absent",
     }),
@@ -204,6 +220,7 @@ export function checkSets(files: SetFiles): SetReport {
     problems,
     counts: {
       "mcp-keyword/queries.jsonl": countBy(keyword),
+      "mcp-keyword-blind/queries.jsonl": countBy(blind),
       "mcp-requests/queries.jsonl": countBy(requests),
       "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
     },

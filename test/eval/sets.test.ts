@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import blindQueries from "../../eval/mcp-keyword-blind/queries.jsonl?raw";
+import blindTools from "../../eval/mcp-keyword-blind/tools.jsonl?raw";
 import keywordQueries from "../../eval/mcp-keyword/queries.jsonl?raw";
 import keywordTools from "../../eval/mcp-keyword/tools.jsonl?raw";
 import requestIrrelevant from "../../eval/mcp-requests/irrelevant.jsonl?raw";
@@ -13,7 +15,15 @@ const fixtures = Object.values(
 ) as Fixture[];
 
 describe("our MCP evaluation sets", () => {
-  const report = checkSets({ keywordTools, keywordQueries, requestTools, requestQueries, requestIrrelevant });
+  const report = checkSets({
+    keywordTools,
+    keywordQueries,
+    blindTools,
+    blindQueries,
+    requestTools,
+    requestQueries,
+    requestIrrelevant,
+  });
 
   it("keep every rule: gold ids known, known categories, counts, no repeated text, empty gold for absent", () => {
     expect(report.problems).toEqual([]);
@@ -24,15 +34,17 @@ describe("our MCP evaluation sets", () => {
     expect(catalogJsonl(fixtures)).toBe(keywordTools);
   });
 
-  it("spread the queries over the servers: every server has gold in some keyword query", () => {
+  it("spread the queries over the servers: every server has gold in some keyword query, in each keyword set", () => {
     const servers = new Set(fixtures.map((f) => f.server));
-    const covered = new Set(
-      keywordQueries
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .flatMap((l) => (JSON.parse(l) as SetQuery).gold.map((id) => id.split("::")[0])),
-    );
-    expect([...servers].filter((s) => !covered.has(s))).toEqual([]);
+    for (const queries of [keywordQueries, blindQueries]) {
+      const covered = new Set(
+        queries
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .flatMap((l) => (JSON.parse(l) as SetQuery).gold.map((id) => id.split("::")[0])),
+      );
+      expect([...servers].filter((s) => !covered.has(s))).toEqual([]);
+    }
   });
 });
 
