@@ -80,6 +80,9 @@ export const CHOICES: Choice[] = [
   choice("multi-word thesaurus keys", "0.5", here(DEFAULT_TUNING.phraseKeyWeight), [
     ...[0.5, 0.75, 1].map((w) => variant(String(w), { tuning: { phraseKeyWeight: w } })),
   ]),
+  choice("multi-word key slop", "0", here(DEFAULT_TUNING.keySlop), [
+    ...[0, 1, 2, 3].map((n) => variant(String(n), { tuning: { keySlop: n } })),
+  ]),
   choice("BM25+ delta", "0", here(DEFAULT_BM25F.delta), [
     ...[0, 0.25, 0.5, 1].map((d) => variant(String(d), { params: { delta: d } })),
   ]),

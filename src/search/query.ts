@@ -11,7 +11,8 @@
  * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
  * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
  * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
- * for a key replaces the built-in rule for the same key.
+ * for a key replaces the built-in rule for the same key. In a short query a key of several words may have
+ * a few other words between its own (KEY_SLOP: "cancel tomorrow's standup meeting" says "cancel meeting").
  *
  * Work is bounded whatever the query's length (a user's whole message may be 32 K characters): at most
  * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
@@ -47,6 +48,16 @@ export const BUILTIN_PHRASE_KEY_WEIGHT = 0.75;
  * (docs/quality.md, leave-one-set-out).
  */
 export const VALUE_WEIGHT = 0.25;
+
+/**
+ * In a query of at most SLOP_QUERY_WORDS analysed words, the words of a synonym key of several words may stand apart,
+ * in order, with at most this many other words between them in all ("cancel tomorrow's standup meeting" meets the key
+ * `cancel meeting`; the slop of Lucene's phrase queries). A short query says one thing, so its words belong together;
+ * in a long request, words far apart belong to different sentences, and only adjacent ones count. Phrasal keys (`log
+ * in`, `spin up`) are matched as written. Chosen on a keyword set written blind to the others (docs/quality.md).
+ */
+export const KEY_SLOP = 2;
+const SLOP_QUERY_WORDS = 6;
 
 export interface SynonymRule {
   /**
@@ -116,6 +127,8 @@ export interface QueryOptions {
   df?: (term: string) => number;
   /** Weight of a word found only inside a value the query passes (VALUE_WEIGHT). */
   valueWeight?: number;
+  /** Other words allowed between a multi-word key's own in a short query (KEY_SLOP). */
+  keySlop?: number;
   /** The most distinct terms scored (limit max_query_terms). */
   maxTerms?: number;
   /** The index's analysis (tokenizer.ts); the default one when not given. */
@@ -169,6 +182,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
   const phraseKeyWeight = options.phraseKeyWeight ?? BUILTIN_PHRASE_KEY_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
+  const slop = sequence.length <= SLOP_QUERY_WORDS ? (options.keySlop ?? KEY_SLOP) : 0;
   const keyFactor = (rule: SynonymRule) => Math.min(...(rule.phrasal?.words ?? rule.key).map(factor));
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
   const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
@@ -180,7 +194,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     for (let at = 0; at < run.length && terms.size < maxTerms; at++) {
       const matches = (rule: SynonymRule) =>
         (rule.phrasal !== undefined) === phrasal &&
-        rule.key.every((t, i) => run[at + i] === t) &&
+        (phrasal ? rule.key.every((t, i) => run[at + i] === t) : inOrder(rule.key, run, at, slop)) &&
         (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
       const keyBits = (rule: SynonymRule) => (rule.phrasal?.words ?? rule.key).reduce((b, t) => b | bits.get(t)!, 0);
       const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
@@ -213,6 +227,23 @@ function expand(
     for (const term of expansion) add(term, weight, via, keyBits);
     if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via, keyBits);
   }
+}
+
+/** Whether `key` occurs in `run` from `at` on, in order, with at most `slop` other terms between its terms in all. */
+function inOrder(key: readonly string[], run: readonly string[], at: number, slop: number): boolean {
+  if (run[at] !== key[0]) return false;
+  let position = at;
+  let gaps = 0;
+  for (const term of key.slice(1)) {
+    let next = position + 1;
+    while (next < run.length && run[next] !== term && gaps < slop) {
+      next++;
+      gaps++;
+    }
+    if (run[next] !== term) return false;
+    position = next;
+  }
+  return true;
 }
 
 function sameKey(a: readonly string[], b: readonly string[]): boolean {

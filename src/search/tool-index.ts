@@ -26,6 +26,7 @@ import {
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
   type Synonyms,
+  KEY_SLOP,
   VALUE_WEIGHT,
 } from "./query.ts";
 import {
@@ -95,6 +96,8 @@ export interface Tuning {
   phraseWeight: number;
   /** Weight of a word only inside a value the query passes (query.ts). */
   valueWeight: number;
+  /** Other words allowed between a multi-word synonym key's own in a short query (query.ts). */
+  keySlop: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
   contextWeight: number;
   /** How many of the best BM25F scores coverage and server context reorder (CANDIDATES). */
@@ -137,6 +140,7 @@ export const DEFAULT_TUNING: Tuning = {
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   valueWeight: VALUE_WEIGHT,
+  keySlop: KEY_SLOP,
   contextWeight: CONTEXT_WEIGHT,
   candidates: CANDIDATES,
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
@@ -451,6 +455,7 @@ export class ToolIndex {
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
       valueWeight: tuning.valueWeight,
+      keySlop: tuning.keySlop,
       df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });

@@ -5,6 +5,7 @@ import {
   BUILTIN_EXPANSION_WEIGHT,
   BUILTIN_PHRASE_KEY_WEIGHT,
   compileSynonyms,
+  KEY_SLOP,
   PHRASE_WEIGHT,
   queryTerms,
   type Synonyms,
@@ -54,6 +55,20 @@ describe("queryTerms", () => {
     // Stop words and plurals do not matter.
     expect(byTerm("review the pull request", synonyms)[stem("merge")]?.via).toBe("Pull Requests");
     expect(byTerm("request to pull", synonyms)[stem("merge")]).toBeUndefined();
+  });
+
+  it("matches a key of several words with at most KEY_SLOP words between, in order, in a short query only", () => {
+    const synonyms = compileSynonyms({ "cancel meeting": ["delete event"] });
+    const expanded = (query: string, keySlop?: number) =>
+      queryTerms(query, { synonyms, ...(keySlop === undefined ? {} : { keySlop }) }).some((t) => t.term === "delet");
+    expect(KEY_SLOP).toBe(2);
+    expect(expanded("cancel tomorrow's standup meeting")).toBe(true); // two words between
+    expect(expanded("cancel the big weekly team meeting")).toBe(false); // three
+    expect(expanded("meeting to cancel")).toBe(false); // out of order
+    expect(expanded("cancel standup meeting", 0)).toBe(false);
+    // Seven words and more: only adjacent ones, as in a long request whose sentences say different things.
+    expect(expanded("cancel the standup, book a meeting room for friday afternoon")).toBe(false);
+    expect(expanded("please cancel the meeting with alice and bob on friday")).toBe(true);
   });
 
   it("leaves a word the query already has as the query's own", () => {
