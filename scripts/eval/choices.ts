@@ -129,4 +129,11 @@ export const CHOICES: Choice[] = [
     ],
     true,
   ),
+  choice(
+    "operations the catalog lacks",
+    "1",
+    here(DEFAULT_TUNING.operationShare),
+    [1, 0.7, 0.5, 0.35, 0.2].map((share) => variant(String(share), { tuning: { operationShare: share } })),
+    true,
+  ),
 ];

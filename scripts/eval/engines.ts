@@ -19,7 +19,7 @@ import { DEPTH } from "./metrics.ts";
 
 /** One ranked answer, best first: eval ids with the service's score and match kind (peers: "terms"). */
 export interface Ranked {
-  hits: { id: string; score: number; match: Hit["match"] }[];
+  hits: { id: string; score: number; match: Hit["match"]; gate?: number }[];
 }
 
 export interface Engine {
@@ -47,7 +47,14 @@ export function ours(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, stri
     search(query) {
       // Threshold 0 keeps every hit; the evaluation applies thresholds afterwards with the same rule.
       const hits = index.search(query, { limit: DEPTH, threshold: 0 });
-      return { hits: hits.map((h) => ({ id: evalIds.get(h.id)!, score: h.score, match: h.match })) };
+      return {
+        hits: hits.map((h) => ({
+          id: evalIds.get(h.id)!,
+          score: h.score,
+          match: h.match,
+          ...(h.gate === undefined ? {} : { gate: h.gate }),
+        })),
+      };
     },
   };
 }

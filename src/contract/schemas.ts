@@ -13,6 +13,7 @@ import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
+import { OPERATION_SHARE } from "../search/operations.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 import { HistoryFiguresSchema } from "./history-schemas.ts";
 
@@ -582,6 +583,14 @@ export const SearchResultSchema = z
           })
           .optional()
           .describe("Named services the catalog lacks, which count against every match"),
+        gate: z
+          .number()
+          .optional()
+          .describe(
+            "When a short query asks for an operation (delete, send, cancel, ...) and this tool holds none of its " +
+              `operation words: what it counted for in the no-match decision (score x ${OPERATION_SHARE}). It ` +
+              "ranks by its score, but cannot make a match on its own for an operation the catalog may lack",
+          ),
       })
       .optional()
       .describe("Why the tool scored what it did: score = (sum of terms[].score + context.score) * absent.factor"),

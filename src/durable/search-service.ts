@@ -218,5 +218,6 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),
     ...(e.absent ? { absent: { ...e.absent, factor: round(e.absent.factor) } } : {}),
+    ...(e.gate !== undefined ? { gate: round(e.gate) } : {}),
   };
 }

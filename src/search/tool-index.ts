@@ -19,6 +19,7 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
+import { OPERATION_QUERY_WORDS, OPERATION_SHARE, OPERATION_WORDS } from "./operations.ts";
 import { documentFrequency, freeze, holdsAll, postingsIndex, settle, type PostingsStore } from "./postings.ts";
 import {
   analyseQuery,
@@ -108,6 +109,8 @@ export interface Tuning {
   shortQueryWords: number;
   /** How strongly a short query's unexplained words discount a match: score * coverage ^ exponent. */
   coverageExponent: number;
+  /** What a hit holding none of a short query's operation words counts for in the no-match decision (operations.ts). */
+  operationShare: number;
 }
 
 /**
@@ -146,6 +149,7 @@ export const DEFAULT_TUNING: Tuning = {
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
   shortQueryWords: SHORT_QUERY_WORDS,
   coverageExponent: COVERAGE_EXPONENT,
+  operationShare: OPERATION_SHARE,
 };
 
 /**
@@ -169,6 +173,8 @@ interface Explanation {
   unit: number;
   /** Services the query names that the catalog lacks, and the factor they scaled the score by. */
   absent?: { services: string[]; factor: number };
+  /** What the hit counted for in the no-match decision, when it lacks the query's operation (`Hit.gate`). */
+  gate?: number;
 }
 
 /** A search's hits, and what the query asked for that no tool has. */
@@ -185,6 +191,11 @@ export interface Hit {
   /** Evidence / unit + context: the number thresholds are compared with. */
   score: number;
   match: Match;
+  /**
+   * When the hit holds none of a short query's operation words: what it counts for in the no-match decision
+   * (score * OPERATION_SHARE, operations.ts). Its rank is its score.
+   */
+  gate?: number;
   explain?: Explanation;
 }
 
@@ -211,14 +222,14 @@ const NAMED: ReadonlySet<Match> = new Set(["exact-name", "name-tail", "server-na
 
 /**
  * The threshold rule. Named hits (exact name, name tail, server name) always pass. Ranked hits
- * (best first) pass when the best of them reaches `threshold`, down to COMPANION_SHARE * threshold;
+ * (best first) pass when one of them reaches `threshold` (by its `gate` when it has one: a hit without the query's
+ * operation, operations.ts), down to COMPANION_SHARE * threshold;
  * a `name-words` hit also passes on its own from NAMING_SHARE * threshold; a `synonyms` hit, which matched
  * none of the query's own words, only from the threshold itself (a synonym may rescue a tool, never make up the
  * numbers). Exported so that the evaluation applies the very same rule.
  */
-export function passing<T extends Pick<Hit, "score" | "match">>(hits: readonly T[], threshold: number): T[] {
-  const best = hits.find((h) => !NAMED.has(h.match));
-  const open = best !== undefined && best.score >= threshold;
+export function passing<T extends Pick<Hit, "score" | "match" | "gate">>(hits: readonly T[], threshold: number): T[] {
+  const open = hits.some((h) => !NAMED.has(h.match) && (h.gate ?? h.score) >= threshold);
   const companion = (h: T) => h.score >= (h.match === "synonyms" ? threshold : COMPANION_SHARE * threshold);
   return hits.filter(
     (h) =>
@@ -495,6 +506,12 @@ export class ToolIndex {
     const context = serverContext(candidates, tuning.contextWeight);
     const scored = (id: string, own: number) =>
       unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
+    const lacksOperation = operationCheck(terms, tuning.operationShare);
+    const gated = new Set(
+      ranked.filter((r) => lacksOperation(r.wordBits, r.synonymBits)).map((r) => ids[r.internalId - 1]!),
+    );
+    const withGate = (hit: Hit): Hit =>
+      gated.has(hit.id) && hit.score > 0 ? { ...hit, gate: hit.score * tuning.operationShare } : hit;
 
     const hits: Hit[] = [];
     const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
@@ -513,7 +530,9 @@ export class ToolIndex {
     for (const c of candidates)
       if (c.match === "server-name" && !named.has(c.id)) hits.push({ ...c, score: scored(c.id, c.score) });
     const listed = new Set(hits.map((h) => h.id));
-    const rest = candidates.filter((c) => !listed.has(c.id)).map((c): Hit => ({ ...c, score: scored(c.id, c.score) }));
+    const rest = candidates
+      .filter((c) => !listed.has(c.id))
+      .map((c): Hit => withGate({ ...c, score: scored(c.id, c.score) }));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const all = [...hits, ...rest];
     const top = passing(all, options.threshold).slice(0, options.limit);
@@ -560,6 +579,7 @@ export class ToolIndex {
         ...(boost ? { context: boost } : {}),
         unit,
         ...(penalty.absent.length > 0 ? { absent: { services: penalty.absent, factor } } : {}),
+        ...(hit.gate !== undefined ? { gate: hit.gate } : {}),
       };
     });
   }
@@ -619,6 +639,20 @@ function coverage(
 }
 
 /** The server part of a tool id (`server::name`; server names hold no colon). */
+/**
+ * Whether a candidate (by the query words it holds, its own or through their synonyms) lacks every operation word of a
+ * short query (operations.ts); never for a longer query, one without operation words, or a share of 1.
+ */
+function operationCheck(
+  terms: readonly QueryTerm[],
+  share: number,
+): (wordBits: number, synonymBits: number) => boolean {
+  const words = terms.filter((t) => t.word);
+  const bits = words.filter((t) => OPERATION_WORDS.has(t.term)).reduce((b, t) => b | (t.bits ?? 0), 0);
+  if (share >= 1 || bits === 0 || words.length > OPERATION_QUERY_WORDS) return () => false;
+  return (wordBits, synonymBits) => ((wordBits | synonymBits) & bits) === 0;
+}
+
 function serverOf(id: string): string {
   return id.slice(0, id.indexOf("::"));
 }

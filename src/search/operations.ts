@@ -1,0 +1,33 @@
+/**
+ * Operations a short query asks for, and whether a tool offers them.
+ *
+ * "delete a confluence page" against a catalog whose Confluence tools get, create and update pages but never delete
+ * them: the service and the noun score far above the threshold, and the best tool (`get_page`) does something else.
+ * A short query that names an operation says what it wants done; a tool that holds none of its operation words (its
+ * own or a synonym's) answers another request. Such a tool still ranks as it scores, but in the no-match decision it
+ * counts for OPERATION_SHARE of its score (`Hit.gate`), so a catalog that lacks the operation answers "no match"
+ * unless some tool holding it reaches the threshold. Chosen with `npm run eval` (docs/quality.md, "Operations the
+ * catalog lacks").
+ *
+ * The words are the operations of public REST APIs and their everyday names (create, add, delete, remove, update,
+ * edit, send, cancel, merge, archive, ...), from general knowledge; words that name what is read (get, list, search,
+ * show) are not among them: every catalog has them, and a query that says only them asks for data, not an operation.
+ */
+import { analyze } from "./tokenizer.ts";
+
+/** The analysed operation words. */
+export const OPERATION_WORDS: ReadonlySet<string> = new Set(
+  analyze(
+    "create add make insert delete remove destroy drop erase purge archive update edit modify change rename move " +
+      "set send post reply forward share invite ban kick pin unpin star fork clone merge close reopen cancel " +
+      "schedule book reserve run execute start stop restart kill trigger launch deploy upload download install " +
+      "uninstall enable disable approve reject assign export import sync publish unpublish subscribe unsubscribe " +
+      "transfer refund charge pay buy sell order",
+  ),
+);
+
+/** What a tool that holds none of a short query's operation words counts for in the no-match decision. */
+export const OPERATION_SHARE = 0.2;
+
+/** Queries of at most this many distinct words are short: they say one thing, so their operation is the request. */
+export const OPERATION_QUERY_WORDS = 4;
