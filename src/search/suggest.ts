@@ -4,7 +4,8 @@
  * because a wrong suggestion costs every following request of the session its tokens, while a missing one costs
  * only a search:
  *
- *   - its score reaches `threshold` (tenant setting `suggest_threshold`, default SUGGEST_THRESHOLD);
+ *   - its score reaches `threshold` (tenant setting `suggest_threshold`, default SUGGEST_THRESHOLD), judged by its
+ *     `gate` when it lacks a short message's operation (operations.ts), as search's no-match decision is;
  *   - it is nearly as good as the best tool (at least NEAR_BEST of its score): suggestions are the clear winners,
  *     not the next few of a list;
  *   - it holds at least one of the message's own words (a tool reached only through synonyms is not suggested);
@@ -21,7 +22,10 @@ export const SUGGEST_MAX = 3;
 const NEAR_BEST = 0.95;
 
 export interface SuggestOptions
-  extends Pick<SearchOptions, "params" | "synonyms" | "builtinSynonyms" | "maxTerms" | "day" | "halfLifeDays"> {
+  extends Pick<
+    SearchOptions,
+    "params" | "synonyms" | "builtinSynonyms" | "maxTerms" | "day" | "halfLifeDays" | "tuning"
+  > {
   max: number;
   threshold: number;
   /** Tools that must not be suggested (already active, or always loaded). */
@@ -36,7 +40,7 @@ export function suggest(index: ToolIndex, message: string, options: SuggestOptio
   const hits = index.search(message, { ...search, limit: max + (exclude?.size ?? 0), threshold: 0 });
   const best = hits[0]?.score ?? 0;
   return hits
-    .filter((h) => h.score >= threshold && h.score >= NEAR_BEST * best && h.match !== "synonyms")
+    .filter((h) => (h.gate ?? h.score) >= threshold && h.score >= NEAR_BEST * best && h.match !== "synonyms")
     .filter((h) => !exclude?.has(h.id))
     .slice(0, max);
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compileSynonyms } from "../../src/search/query.ts";
 import { SUGGEST_MAX, SUGGEST_THRESHOLD, suggest } from "../../src/search/suggest.ts";
-import { ToolIndex } from "../../src/search/tool-index.ts";
+import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
 import { mcpCatalog } from "./fixtures.ts";
 
 const index = ToolIndex.fromTools(mcpCatalog);
@@ -41,6 +41,13 @@ describe("suggest", () => {
   it("loads nothing for a capability the catalog lacks", () => {
     for (const message of ["book a flight to Rome", "open a zendesk ticket", "order a pizza for tonight"])
       expect(suggested(message), message).toEqual([]);
+  });
+
+  it("loads nothing for an operation no tool offers on a service the catalog has", () => {
+    // Datadog's tools read monitors; none creates one. Without the operation rule, get-monitor would be loaded.
+    expect(suggested("create a datadog monitor")).toEqual([]);
+    const ungated = { tuning: { ...DEFAULT_TUNING, operationShare: 1 } };
+    expect(suggested("create a datadog monitor", ungated)).toEqual(["datadog::get-monitor"]);
   });
 
   it("loads the tool a clear request names", () => {
