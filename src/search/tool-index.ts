@@ -638,7 +638,6 @@ function coverage(
   };
 }
 
-/** The server part of a tool id (`server::name`; server names hold no colon). */
 /**
  * Whether a candidate (by the query words it holds, its own or through their synonyms) lacks every operation word of a
  * short query (operations.ts); never for a longer query, one without operation words, or a share of 1.
@@ -653,6 +652,7 @@ function operationCheck(
   return (wordBits, synonymBits) => ((wordBits | synonymBits) & bits) === 0;
 }
 
+/** The server part of a tool id (`server::name`; server names hold no colon). */
 function serverOf(id: string): string {
   return id.slice(0, id.indexOf("::"));
 }
