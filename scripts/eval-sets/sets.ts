@@ -1,5 +1,6 @@
 /**
- * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests) must keep, as
+ * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests,
+ * eval/mcp-requests-long) must keep, as
  * pure functions over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
  * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
  */
@@ -24,6 +25,20 @@ const REQUEST_TOTAL_MINIMUM = 120;
 /** Categories of eval/mcp-requests/irrelevant.jsonl and their minimums. */
 const IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 10, "missing-capability": 10 } as const;
 const IRRELEVANT_TOTAL_MINIMUM = 40;
+
+/** Categories of eval/mcp-requests-long/queries.jsonl and irrelevant.jsonl, their minimums, the messages' lengths. */
+const LONG_MINIMUMS = {
+  "pasted-log": 20,
+  "pasted-code": 20,
+  "pasted-text": 20,
+  narrative: 20,
+  "multi-step": 20,
+} as const;
+const LONG_TOTAL_MINIMUM = 110;
+const LONG_IRRELEVANT_MINIMUMS = { explain: 10, write: 10, missing: 10 } as const;
+const LONG_IRRELEVANT_TOTAL_MINIMUM = 35;
+/** Characters of a long message: long enough to be one, and within the service's max_query_chars (32 K). */
+const LONG_CHARS: [number, number] = [400, 30_000];
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -86,6 +101,8 @@ interface QueryRules {
   emptyGold: (category: string) => boolean;
   /** Least and most gold tools a category may name, when it names some. */
   goldCount?: (category: string) => [number, number];
+  /** Least and most characters of a query. */
+  chars?: [number, number];
 }
 
 /** Problems of a query file: categories, counts, ids, duplicate texts, gold ids and groups. */
@@ -103,6 +120,8 @@ export function checkQueries(queries: SetQuery[], toolIds: ReadonlySet<string>, 
     const text = String(q.query).trim().toLowerCase().replace(/\s+/g, " ");
     if (texts.has(text)) problems.push(`${where}: duplicate query text "${q.query}"`);
     texts.add(text);
+    if (rules.chars && (String(q.query).length < rules.chars[0] || String(q.query).length > rules.chars[1]))
+      problems.push(`${where}: ${String(q.query).length} characters, expected ${rules.chars[0]}..${rules.chars[1]}`);
     if (!(q.category in rules.minimums)) problems.push(`${where}: unknown category ${q.category}`);
     counts.set(q.category, (counts.get(q.category) ?? 0) + 1);
     if (!Array.isArray(q.gold)) {
@@ -147,6 +166,9 @@ export interface SetFiles {
   requestTools: string;
   requestQueries: string;
   requestIrrelevant: string;
+  longTools: string;
+  longQueries: string;
+  longIrrelevant: string;
 }
 
 export interface SetReport {
@@ -170,8 +192,12 @@ export function checkSets(files: SetFiles): SetReport {
   problems.push(...checkTools(tools, "mcp-keyword/tools.jsonl"));
   if (files.requestTools !== files.keywordTools)
     problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
-  if (files.blindTools !== files.keywordTools)
-    problems.push("mcp-keyword-blind/tools.jsonl differs from mcp-keyword/tools.jsonl");
+  for (const [name, text] of [
+    ["mcp-keyword-blind", files.blindTools],
+    ["mcp-requests-long", files.longTools],
+  ] as const) {
+    if (text !== files.keywordTools) problems.push(`${name}/tools.jsonl differs from mcp-keyword/tools.jsonl`);
+  }
   const toolIds = new Set(tools.map((t) => t.id));
 
   // The two keyword sets keep the same rules, with their own shares of the categories.
@@ -208,6 +234,27 @@ export function checkSets(files: SetFiles): SetReport {
       emptyGold: () => true,
     }),
   );
+  const long = parseJsonl<SetQuery>(files.longQueries, "mcp-requests-long/queries.jsonl", problems);
+  problems.push(
+    ...checkQueries(long, toolIds, {
+      file: "mcp-requests-long/queries.jsonl",
+      minimums: LONG_MINIMUMS,
+      totalMinimum: LONG_TOTAL_MINIMUM,
+      emptyGold: () => false,
+      goldCount: (c) => (c === "multi-step" ? [2, 3] : [1, 1]),
+      chars: LONG_CHARS,
+    }),
+  );
+  const longIrrelevant = parseJsonl<SetQuery>(files.longIrrelevant, "mcp-requests-long/irrelevant.jsonl", problems);
+  problems.push(
+    ...checkQueries(longIrrelevant, toolIds, {
+      file: "mcp-requests-long/irrelevant.jsonl",
+      minimums: LONG_IRRELEVANT_MINIMUMS,
+      totalMinimum: LONG_IRRELEVANT_TOTAL_MINIMUM,
+      emptyGold: () => true,
+      chars: LONG_CHARS,
+    }),
+  );
   const requestTexts = new Set(requests.map((q) => q.query.trim().toLowerCase()));
   for (const q of irrelevant) {
     if (requestTexts.has(q.query.trim().toLowerCase()))
@@ -220,6 +267,8 @@ export function checkSets(files: SetFiles): SetReport {
       "mcp-keyword-blind/queries.jsonl": countBy(blind),
       "mcp-requests/queries.jsonl": countBy(requests),
       "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
+      "mcp-requests-long/queries.jsonl": countBy(long),
+      "mcp-requests-long/irrelevant.jsonl": countBy(longIrrelevant),
     },
     tools: tools.length,
     servers: new Set(tools.map((t) => t.server)).size,

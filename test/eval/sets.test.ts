@@ -6,6 +6,9 @@ import keywordTools from "../../eval/mcp-keyword/tools.jsonl?raw";
 import requestIrrelevant from "../../eval/mcp-requests/irrelevant.jsonl?raw";
 import requestQueries from "../../eval/mcp-requests/queries.jsonl?raw";
 import requestTools from "../../eval/mcp-requests/tools.jsonl?raw";
+import longIrrelevant from "../../eval/mcp-requests-long/irrelevant.jsonl?raw";
+import longQueries from "../../eval/mcp-requests-long/queries.jsonl?raw";
+import longTools from "../../eval/mcp-requests-long/tools.jsonl?raw";
 import { catalogJsonl } from "../../scripts/eval-sets/catalog.ts";
 import type { Fixture } from "../../scripts/eval-sets/dump-mcp-tools.ts";
 import { checkQueries, checkSets, checkTools, type SetQuery, type SetTool } from "../../scripts/eval-sets/sets.ts";
@@ -23,6 +26,9 @@ describe("our MCP evaluation sets", () => {
     requestTools,
     requestQueries,
     requestIrrelevant,
+    longTools,
+    longQueries,
+    longIrrelevant,
   });
 
   it("keep every rule: gold ids known, known categories, counts, no repeated text, empty gold for absent", () => {
