@@ -74,6 +74,9 @@ export const CHOICES: Choice[] = [
   choice("request values", "1", here(DEFAULT_TUNING.valueWeight), [
     ...[1, 0.5, 0.25, 0].map((w) => variant(String(w), { tuning: { valueWeight: w } })),
   ]),
+  choice("asides of a long message", "1", here(DEFAULT_TUNING.asideWeight), [
+    ...[1, 0.75, 0.5, 0.35, 0.25].map((w) => variant(String(w), { tuning: { asideWeight: w } })),
+  ]),
   choice("built-in thesaurus", "0", here(DEFAULT_TUNING.expansionWeight), [
     ...[0, 0.25, 0.5, 0.75].map((w) => variant(String(w), { tuning: { expansionWeight: w } })),
   ]),
@@ -127,6 +130,13 @@ export const CHOICES: Choice[] = [
         ),
       ),
     ],
+    true,
+  ),
+  choice(
+    "messages asking only for a reply",
+    "1",
+    here(DEFAULT_TUNING.replyShare),
+    [1, 0.5, 0.35, 0.2, 0].map((share) => variant(String(share), { tuning: { replyShare: share } })),
     true,
   ),
   choice(

@@ -6,7 +6,9 @@
  * is more likely its subject, but not so much more that one repeated word outweighs the rest.
  * Each pair of adjacent words is also a phrase term (`weather forecast`), weighted PHRASE_WEIGHT,
  * which meets the phrases of description openings (document.ts). A word found only inside a value the request
- * passes (a URL, an address, a path: values.ts) weighs VALUE_WEIGHT, and so do its phrases and expansions.
+ * passes (a URL, an address, a path: values.ts) weighs VALUE_WEIGHT, and so do its phrases and expansions. A message
+ * of several lines is read as one (message.ts): a word found only in its pasted lines (a log, code, a quoted mail)
+ * weighs VALUE_WEIGHT too, and the user's words outside the sentences that ask weigh ASIDE_WEIGHT.
  *
  * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
  * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
@@ -15,13 +17,13 @@
  * a few other words between its own (KEY_SLOP: "cancel tomorrow's standup meeting" says "cancel meeting").
  *
  * Work is bounded whatever the query's length (a user's whole message may be 32 K characters): at most
- * `maxTerms` distinct terms are scored, the query's own words first (the most informative of them,
- * by their rarity in the catalog, when there are more than half that many), then expansions, then
- * phrases.
+ * `maxTerms` distinct terms are scored, the query's own words first (when there are more than half that many, those
+ * that weigh most, and the most informative of them by their rarity in the catalog), then expansions, then phrases.
  */
 import { DEFAULT_LIMITS } from "../config/limits.ts";
 import type { QueryTerm } from "./ranker.ts";
 import { type Analyze, analyzeAll as defaultAnalyzeAll, analyze as defaultAnalyze, phrases } from "./tokenizer.ts";
+import { readMessage } from "./message.ts";
 import { mayHoldValues, withoutValues } from "./values.ts";
 
 /** Query words with a bit of their own (see QueryTerm.bits): a 32-bit integer's, sign aside. */
@@ -57,6 +59,13 @@ export const VALUE_WEIGHT = 0.25;
  * in`, `spin up`) are matched as written. Chosen on a keyword set written blind to the others (docs/quality.md).
  */
 export const KEY_SLOP = 2;
+
+/**
+ * In a message of several lines that says which of its sentences ask (message.ts), the weight of the user's words
+ * outside them: asides tell what the request is about, the asking sentences what is to be done. Fixed before it was
+ * measured, on a set of long messages (docs/quality.md).
+ */
+export const ASIDE_WEIGHT = 0.5;
 const SLOP_QUERY_WORDS = 6;
 
 export interface SynonymRule {
@@ -127,6 +136,8 @@ export interface QueryOptions {
   df?: (term: string) => number;
   /** Weight of a word found only inside a value the query passes (VALUE_WEIGHT). */
   valueWeight?: number;
+  /** Weight of the user's words outside the sentences that ask, in a message of several lines (ASIDE_WEIGHT). */
+  asideWeight?: number;
   /** Other words allowed between a multi-word key's own in a short query (KEY_SLOP). */
   keySlop?: number;
   /** The most distinct terms scored (limit max_query_terms). */
@@ -144,6 +155,8 @@ export interface AnalysedQuery {
   words: string[];
   /** The query's analysed words in order, repeats included. */
   sequence: string[];
+  /** A message whose every asking sentence asks for a reply, not an action (message.ts): it needs no tool. */
+  replyOnly: boolean;
 }
 
 /** The query's terms (see the module comment). */
@@ -158,11 +171,26 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const counts = new Map<string, number>();
   for (const word of sequence) counts.set(word, (counts.get(word) ?? 0) + 1);
   const valueWeight = options.valueWeight ?? VALUE_WEIGHT;
-  // A word only inside the values the request passes (values.ts) weighs valueWeight.
-  const asked = valueWeight === 1 || !mayHoldValues(query) ? null : new Set(analyze(withoutValues(query)));
-  const factor = (word: string) => (asked === null || asked.has(word) ? 1 : valueWeight);
+  const asideWeight = options.asideWeight ?? ASIDE_WEIGHT;
+  // A message of several lines is read as one (message.ts): the lines the user wrote, and the sentences that ask.
+  const message = readMessage(query);
+  const own = message?.own ?? query;
+  const ownSequence = message === null ? null : analyze(own);
+  const ownWords = ownSequence === null ? null : new Set(ownSequence);
+  // A word the user wrote counts as often as the user wrote it, not as often as a pasted log repeats it.
+  if (ownSequence !== null) {
+    for (const word of ownWords!) counts.set(word, 0);
+    for (const word of ownSequence) counts.set(word, counts.get(word)! + 1);
+  }
+  // A word only inside the values the user's lines pass (values.ts), or only in pasted lines, weighs valueWeight.
+  const asked = valueWeight === 1 ? null : mayHoldValues(own) ? new Set(analyze(withoutValues(own))) : ownWords;
+  // The user's words outside the sentences that ask weigh asideWeight.
+  const asking = message?.asking && asideWeight < 1 ? new Set(analyze(message.asking)) : null;
+  const factor = (word: string) =>
+    (asked === null || asked.has(word) ? 1 : valueWeight) *
+    (asking === null || asking.has(word) || !ownWords!.has(word) ? 1 : asideWeight);
   const words = [...counts.keys()];
-  const kept = new Set(mostInformative(words, counts, Math.ceil(maxTerms / 2), options.df));
+  const kept = new Set(mostInformative(words, counts, factor, Math.ceil(maxTerms / 2), options.df));
 
   const terms = new Map<string, QueryTerm>();
   const bits = new Map<string, number>();
@@ -211,7 +239,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
       add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight * Math.min(factor(sequence[i]!), factor(sequence[i + 1]!)));
     }
   }
-  return { terms: [...terms.values()], words, sequence };
+  return { terms: [...terms.values()], words, sequence, replyOnly: message?.replyOnly ?? false };
 }
 
 function expand(
@@ -251,13 +279,15 @@ function sameKey(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
- * At most `max` of `words`: all of them when they fit; otherwise the most informative, those the catalog holds
- * in the fewest tools (a word it lacks informs nothing and goes last), a repeated word counting sqrt(repeats)
- * times; ties keep the query's order.
+ * At most `max` of `words`: all of them when they fit; otherwise the words that weigh most (the asking sentences'
+ * before the asides', the user's before values and pasted lines'), and among those the most informative, those the
+ * catalog holds in the fewest tools (a word it lacks informs nothing and goes last), a repeated word counting
+ * sqrt(repeats) times; ties keep the query's order.
  */
 function mostInformative(
   words: string[],
   counts: ReadonlyMap<string, number>,
+  factor: (word: string) => number,
   max: number,
   df: ((term: string) => number) | undefined,
 ): string[] {
@@ -266,7 +296,7 @@ function mostInformative(
     const n = df(word);
     return n === 0 ? 0 : Math.sqrt(counts.get(word)!) / Math.log(1 + n);
   };
-  const ranked = words.map((word, order) => ({ word, order, value: value(word) }));
-  ranked.sort((a, b) => b.value - a.value || a.order - b.order);
+  const ranked = words.map((word, order) => ({ word, order, weight: factor(word), value: value(word) }));
+  ranked.sort((a, b) => b.weight - a.weight || b.value - a.value || a.order - b.order);
   return ranked.slice(0, max).map((r) => r.word);
 }

@@ -29,6 +29,7 @@ import {
   type Synonyms,
   KEY_SLOP,
   VALUE_WEIGHT,
+  ASIDE_WEIGHT,
 } from "./query.ts";
 import {
   DEFAULT_BM25F,
@@ -42,6 +43,7 @@ import {
   type UsageLookup,
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
+import { REPLY_SHARE } from "./message.ts";
 import { absentServices, compileServices, type ServiceNames, serviceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { builtin, compileRules } from "./thesaurus/index.ts";
@@ -97,6 +99,10 @@ export interface Tuning {
   phraseWeight: number;
   /** Weight of a word only inside a value the query passes (query.ts). */
   valueWeight: number;
+  /** Weight of the user's words outside the sentences that ask, in a message of several lines (query.ts). */
+  asideWeight: number;
+  /** What a hit counts for in the no-match decision when the message asks only for a reply (message.ts). */
+  replyShare: number;
   /** Other words allowed between a multi-word synonym key's own in a short query (query.ts). */
   keySlop: number;
   /** Share of a sibling's score a tool gains from its server (server-context.ts). */
@@ -143,6 +149,8 @@ export const DEFAULT_TUNING: Tuning = {
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   valueWeight: VALUE_WEIGHT,
+  asideWeight: ASIDE_WEIGHT,
+  replyShare: REPLY_SHARE,
   keySlop: KEY_SLOP,
   contextWeight: CONTEXT_WEIGHT,
   candidates: CANDIDATES,
@@ -457,7 +465,7 @@ export class ToolIndex {
     const store = this.postings();
     // A usage field weighted 0 is no field at all: not in scores, document frequencies or coverage.
     const usage = params.fields.usage.weight > 0 ? this.usageLookup(options) : undefined;
-    const { terms, sequence } = analyseQuery(query, {
+    const { terms, sequence, replyOnly } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
       ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
       analyze: this.analyzers.words,
@@ -466,6 +474,7 @@ export class ToolIndex {
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
       valueWeight: tuning.valueWeight,
+      asideWeight: tuning.asideWeight,
       keySlop: tuning.keySlop,
       df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
@@ -510,8 +519,11 @@ export class ToolIndex {
     const gated = new Set(
       ranked.filter((r) => lacksOperation(r.wordBits, r.synonymBits)).map((r) => ids[r.internalId - 1]!),
     );
+    // A message that asks only for a reply needs no tool: every hit counts for replyShare of its score.
+    const share = (id: string) =>
+      Math.min(replyOnly ? tuning.replyShare : 1, gated.has(id) ? tuning.operationShare : 1);
     const withGate = (hit: Hit): Hit =>
-      gated.has(hit.id) && hit.score > 0 ? { ...hit, gate: hit.score * tuning.operationShare } : hit;
+      share(hit.id) < 1 && hit.score > 0 ? { ...hit, gate: hit.score * share(hit.id) } : hit;
 
     const hits: Hit[] = [];
     const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
