@@ -83,16 +83,17 @@ export function queryMix(
 }
 
 /**
- * `count` queries of `chars` characters each (16 KB: the longest query the API takes), made of the
- * benchmark questions one after another from a different starting point each, as when an agent
- * passes a user's whole message. They measure the cap on distinct query terms, not the catalog.
+ * `count` queries of `chars` characters each (16 KB), made of the benchmark questions one after another from a
+ * different starting point each, one per line, as when an agent passes a user's whole message: each is read as a
+ * message of many lines (src/search/message.ts). They measure that reading and the cap on distinct query terms,
+ * not the catalog.
  */
 export function longQueries(count: number, chars = 16_384): string[] {
   const questions = benchmarkQueries();
   return Array.from({ length: count }, (_, i) => {
     let text = "";
     for (let k = Math.floor((i * questions.length) / count); text.length < chars; k++)
-      text += `${questions[k % questions.length]} `;
+      text += `${questions[k % questions.length]}\n`;
     return text.slice(0, chars);
   });
 }

@@ -14,6 +14,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
+import { REPLY_SHARE } from "../search/message.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
 import { HistoryFiguresSchema } from "./history-schemas.ts";
 
@@ -588,8 +589,9 @@ export const SearchResultSchema = z
           .optional()
           .describe(
             "When a short query asks for an operation (delete, send, cancel, ...) and this tool holds none of its " +
-              `operation words: what it counted for in the no-match decision (score x ${OPERATION_SHARE}). It ` +
-              "ranks by its score, but cannot make a match on its own for an operation the catalog may lack",
+              `operation words, what it counted for in the no-match decision (score x ${OPERATION_SHARE}); the ` +
+              `same (score x ${REPLY_SHARE}) when a message of several lines asks only to explain, summarise or ` +
+              "rewrite what it holds. It ranks by its score, but cannot make a match on its own",
           ),
       })
       .optional()

@@ -16,9 +16,9 @@
  * - a message whose every asking sentence asks for an explanation, a summary, a rewrite or a review of what it holds,
  *   and for no action, is **answered in the reply**: it needs no tool (tool-index.ts counts its hits so in the
  *   no-match decision).
- * A message of one or two lines is the user's words throughout, every sentence alike (a request of a few sentences,
- * "I'm flying to Paris on Friday. What's the weather there?", needs each of them): measured, reading such messages
- * so cost the sets of short multi-sentence requests (docs/quality.md).
+ * A message of one or two lines has no pasted lines; its asides are read only when it has six sentences or more: a
+ * request of a few sentences ("I'm flying to Paris on Friday. What's the weather there?") needs each of them, and
+ * reading such requests so cost the sets of short multi-sentence requests (docs/quality.md).
  *
  * The lists are English's request forms and everyday verbs from general knowledge, not from any query set. Each line
  * and sentence is read once by anchored or word-bounded tests (none can retry from every position of a long run),
@@ -31,8 +31,13 @@
  */
 export const REPLY_SHARE = 0.2;
 
-/** Messages of fewer lines are the user's own words throughout. */
+/** Messages of fewer lines have no pasted lines: they are the user's own words throughout. */
 const MIN_LINES = 3;
+/**
+ * A message of one paragraph is long from this many sentences on: its asides are read as in a message of several
+ * lines. Requests of a few sentences ("I'm flying to Paris on Friday. What's the weather there?") need every one.
+ */
+const LONG_SENTENCES = 6;
 const FENCE = /^\s*(?:```|~~~)/;
 const INDENTED = /^(?: {2,}|\t)(?![-*+•] |\d{1,3}[.)] )/;
 const QUOTED = /^\s*>/;
@@ -104,9 +109,13 @@ export interface MessageReading {
   replyOnly: boolean;
 }
 
-/** How `message` is read (see the module comment); null for a message of one or two lines, or one all pasted. */
+/**
+ * How `message` is read (see the module comment); null for a short message (one or two lines and fewer than
+ * LONG_SENTENCES sentences), or one all pasted.
+ */
 export function readMessage(message: string): MessageReading | null {
-  const own = ownLines(message);
+  const lines = message.split("\n").length;
+  const own = lines >= MIN_LINES ? ownLines(message) : sentences(message).length >= LONG_SENTENCES ? message : null;
   if (own === null) return null;
   const asking = askingSentences(own);
   return { own, asking, replyOnly: asking?.split("\n").every(repliesOnly) ?? false };
@@ -135,12 +144,16 @@ function pastedLine(line: string): boolean {
 
 /** The sentences of `text` that ask, joined by newlines; null when there is one sentence, or none asks, or all do. */
 export function askingSentences(text: string): string | null {
-  const sentences = text
+  const all = sentences(text);
+  const asking = all.filter((s) => ASKING.test(s) || IMPERATIVE.test(s));
+  return asking.length === 0 || asking.length === all.length ? null : asking.join("\n");
+}
+
+function sentences(text: string): string[] {
+  return text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.trim())
     .filter((s) => s !== "");
-  const asking = sentences.filter((s) => ASKING.test(s) || IMPERATIVE.test(s));
-  return asking.length === 0 || asking.length === sentences.length ? null : asking.join("\n");
 }
 
 function repliesOnly(sentence: string): boolean {

@@ -181,7 +181,8 @@ interface Explanation {
   unit: number;
   /** Services the query names that the catalog lacks, and the factor they scaled the score by. */
   absent?: { services: string[]; factor: number };
-  /** What the hit counted for in the no-match decision, when it lacks the query's operation (`Hit.gate`). */
+  /** What the hit counted for in the no-match decision, when it lacks the query's operation or the message asks only
+   * for a reply (`Hit.gate`). */
   gate?: number;
 }
 
@@ -201,7 +202,8 @@ export interface Hit {
   match: Match;
   /**
    * When the hit holds none of a short query's operation words: what it counts for in the no-match decision
-   * (score * OPERATION_SHARE, operations.ts). Its rank is its score.
+   * (score * OPERATION_SHARE, operations.ts); when the message asks only for a reply, score * REPLY_SHARE
+   * (message.ts). Its rank is its score.
    */
   gate?: number;
   explain?: Explanation;
@@ -231,7 +233,8 @@ const NAMED: ReadonlySet<Match> = new Set(["exact-name", "name-tail", "server-na
 /**
  * The threshold rule. Named hits (exact name, name tail, server name) always pass. Ranked hits
  * (best first) pass when one of them reaches `threshold` (by its `gate` when it has one: a hit without the query's
- * operation, operations.ts), down to COMPANION_SHARE * threshold;
+ * operation, operations.ts, or for a message that asks only for a reply, message.ts), down to COMPANION_SHARE *
+ * threshold;
  * a `name-words` hit also passes on its own from NAMING_SHARE * threshold; a `synonyms` hit, which matched
  * none of the query's own words, only from the threshold itself (a synonym may rescue a tool, never make up the
  * numbers). Exported so that the evaluation applies the very same rule.

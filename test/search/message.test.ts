@@ -77,6 +77,14 @@ describe("askingSentences", () => {
 });
 
 describe("readMessage", () => {
+  it("reads a paragraph of six sentences or more for its asides, and a shorter one as it is", () => {
+    const story =
+      "We moved to a new office last month. The wifi there is flaky. Half the team works from home now. " +
+      "Nobody knows who owns the router. IT says it's not theirs. Can you open an issue in acme/office for it?";
+    expect(readMessage(story)?.asking).toBe("Can you open an issue in acme/office for it?");
+    expect(readMessage("I'm flying to Paris on Friday. Can you check the weather there?")).toBeNull();
+  });
+
   const withPaste = (ask: string) =>
     `${ask}\n\`\`\`\nTypeError: x is undefined\n    at main (app.js:3:9)\n\`\`\`\nThanks.`;
 
