@@ -190,9 +190,8 @@ export function checkSets(files: SetFiles): SetReport {
   const problems: string[] = [];
   const tools = parseJsonl<SetTool>(files.keywordTools, "mcp-keyword/tools.jsonl", problems);
   problems.push(...checkTools(tools, "mcp-keyword/tools.jsonl"));
-  if (files.requestTools !== files.keywordTools)
-    problems.push("mcp-requests/tools.jsonl differs from mcp-keyword/tools.jsonl");
   for (const [name, text] of [
+    ["mcp-requests", files.requestTools],
     ["mcp-keyword-blind", files.blindTools],
     ["mcp-requests-long", files.longTools],
   ] as const) {
@@ -200,61 +199,49 @@ export function checkSets(files: SetFiles): SetReport {
   }
   const toolIds = new Set(tools.map((t) => t.id));
 
-  // The two keyword sets keep the same rules, with their own shares of the categories.
-  const keywordSet = (text: string, file: string, minimums: Record<string, number>) => {
-    const queries = parseJsonl<SetQuery>(text, file, problems);
-    problems.push(
-      ...checkQueries(queries, toolIds, {
-        file,
-        minimums,
-        totalMinimum: KEYWORD_TOTAL_MINIMUM,
-        emptyGold: (c) => c === "absent",
-      }),
-    );
+  // Each query file is parsed and checked against its own rules.
+  const queryFile = (text: string, rules: QueryRules) => {
+    const queries = parseJsonl<SetQuery>(text, rules.file, problems);
+    problems.push(...checkQueries(queries, toolIds, rules));
     return queries;
   };
-  const keyword = keywordSet(files.keywordQueries, "mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS);
-  const blind = keywordSet(files.blindQueries, "mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS);
-  const requests = parseJsonl<SetQuery>(files.requestQueries, "mcp-requests/queries.jsonl", problems);
-  problems.push(
-    ...checkQueries(requests, toolIds, {
-      file: "mcp-requests/queries.jsonl",
-      minimums: REQUEST_MINIMUMS,
-      totalMinimum: REQUEST_TOTAL_MINIMUM,
-      emptyGold: () => false,
-      goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
-    }),
-  );
-  const irrelevant = parseJsonl<SetQuery>(files.requestIrrelevant, "mcp-requests/irrelevant.jsonl", problems);
-  problems.push(
-    ...checkQueries(irrelevant, toolIds, {
-      file: "mcp-requests/irrelevant.jsonl",
-      minimums: IRRELEVANT_MINIMUMS,
-      totalMinimum: IRRELEVANT_TOTAL_MINIMUM,
-      emptyGold: () => true,
-    }),
-  );
-  const long = parseJsonl<SetQuery>(files.longQueries, "mcp-requests-long/queries.jsonl", problems);
-  problems.push(
-    ...checkQueries(long, toolIds, {
-      file: "mcp-requests-long/queries.jsonl",
-      minimums: LONG_MINIMUMS,
-      totalMinimum: LONG_TOTAL_MINIMUM,
-      emptyGold: () => false,
-      goldCount: (c) => (c === "multi-step" ? [2, 3] : [1, 1]),
-      chars: LONG_CHARS,
-    }),
-  );
-  const longIrrelevant = parseJsonl<SetQuery>(files.longIrrelevant, "mcp-requests-long/irrelevant.jsonl", problems);
-  problems.push(
-    ...checkQueries(longIrrelevant, toolIds, {
-      file: "mcp-requests-long/irrelevant.jsonl",
-      minimums: LONG_IRRELEVANT_MINIMUMS,
-      totalMinimum: LONG_IRRELEVANT_TOTAL_MINIMUM,
-      emptyGold: () => true,
-      chars: LONG_CHARS,
-    }),
-  );
+  // The two keyword sets keep the same rules, with their own shares of the categories.
+  const keywordRules = (file: string, minimums: Record<string, number>): QueryRules => ({
+    file,
+    minimums,
+    totalMinimum: KEYWORD_TOTAL_MINIMUM,
+    emptyGold: (c) => c === "absent",
+  });
+  const keyword = queryFile(files.keywordQueries, keywordRules("mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS));
+  const blind = queryFile(files.blindQueries, keywordRules("mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS));
+  const requests = queryFile(files.requestQueries, {
+    file: "mcp-requests/queries.jsonl",
+    minimums: REQUEST_MINIMUMS,
+    totalMinimum: REQUEST_TOTAL_MINIMUM,
+    emptyGold: () => false,
+    goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
+  });
+  const irrelevant = queryFile(files.requestIrrelevant, {
+    file: "mcp-requests/irrelevant.jsonl",
+    minimums: IRRELEVANT_MINIMUMS,
+    totalMinimum: IRRELEVANT_TOTAL_MINIMUM,
+    emptyGold: () => true,
+  });
+  const long = queryFile(files.longQueries, {
+    file: "mcp-requests-long/queries.jsonl",
+    minimums: LONG_MINIMUMS,
+    totalMinimum: LONG_TOTAL_MINIMUM,
+    emptyGold: () => false,
+    goldCount: (c) => (c === "multi-step" ? [2, 3] : [1, 1]),
+    chars: LONG_CHARS,
+  });
+  const longIrrelevant = queryFile(files.longIrrelevant, {
+    file: "mcp-requests-long/irrelevant.jsonl",
+    minimums: LONG_IRRELEVANT_MINIMUMS,
+    totalMinimum: LONG_IRRELEVANT_TOTAL_MINIMUM,
+    emptyGold: () => true,
+    chars: LONG_CHARS,
+  });
   const requestTexts = new Set(requests.map((q) => q.query.trim().toLowerCase()));
   for (const q of irrelevant) {
     if (requestTexts.has(q.query.trim().toLowerCase()))
