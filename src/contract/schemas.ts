@@ -435,7 +435,10 @@ export function searchRequestSchema(limits: Limits) {
           `queries are at most ${limits.max_query_chars} characters ${limitNote("max_query_chars", limits)}`,
         )
         .optional()
-        .describe("Keywords, ranked with BM25F"),
+        .describe(
+          "Keywords or the user's whole message, ranked with BM25F. A message of three lines or more (or six " +
+            "sentences) is read as one: pasted logs, code and quoted mail weigh less than the sentences that ask",
+        ),
       max_results: z
         .number()
         .int()
@@ -512,7 +515,8 @@ const TermExplanationSchema = z.object({
     .number()
     .describe(
       "The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for the tenant's synonym " +
-        "expansions, 0.5 for the built-in thesaurus's",
+        "expansions, 0.5 for the built-in thesaurus's; times 0.25 for a word only inside a URL, a path or pasted " +
+        "lines, and times 0.5 for a word only in a long message's sentences that do not ask",
     ),
   via: z
     .string()
