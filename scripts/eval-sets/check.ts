@@ -1,6 +1,6 @@
 /**
- * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests, eval/mcp-requests-long)
- * from the command line:
+ * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests, eval/mcp-requests-blind,
+ * eval/mcp-requests-long) from the command line:
  *
  *   npx node scripts/eval-sets/check.ts [--help]
  *
@@ -21,8 +21,8 @@ const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
 if (process.argv.includes("--help")) {
   console.log(
     "Usage: npx node scripts/eval-sets/check.ts\n\n" +
-      "Validates eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests and eval/mcp-requests-long; exit code 1 " +
-      "on any problem.",
+      "Validates eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests, eval/mcp-requests-blind and " +
+      "eval/mcp-requests-long; exit code 1 on any problem.",
   );
   process.exit(0);
 }
@@ -36,6 +36,9 @@ const report = checkSets({
   requestTools: read("mcp-requests/tools.jsonl"),
   requestQueries: read("mcp-requests/queries.jsonl"),
   requestIrrelevant: read("mcp-requests/irrelevant.jsonl"),
+  blindRequestTools: read("mcp-requests-blind/tools.jsonl"),
+  blindRequestQueries: read("mcp-requests-blind/queries.jsonl"),
+  blindRequestIrrelevant: read("mcp-requests-blind/irrelevant.jsonl"),
   longTools: read("mcp-requests-long/tools.jsonl"),
   longQueries: read("mcp-requests-long/queries.jsonl"),
   longIrrelevant: read("mcp-requests-long/irrelevant.jsonl"),

@@ -1,6 +1,6 @@
 /**
  * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests,
- * eval/mcp-requests-long) must keep, as
+ * eval/mcp-requests-blind, eval/mcp-requests-long) must keep, as
  * pure functions over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
  * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
  */
@@ -21,6 +21,12 @@ const BLIND_MINIMUMS = { "exact-name": 20, "partial-name": 30, "other-words": 10
 /** Categories of eval/mcp-requests/queries.jsonl and their minimums. */
 const REQUEST_MINIMUMS = { single: 60, multi: 30 } as const;
 const REQUEST_TOTAL_MINIMUM = 120;
+
+/** Categories of eval/mcp-requests-blind/ (the same kinds, written blind) and their minimums. */
+const BLIND_REQUEST_MINIMUMS = { single: 100, multi: 45 } as const;
+const BLIND_REQUEST_TOTAL_MINIMUM = 150;
+const BLIND_IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 15, "missing-capability": 20 } as const;
+const BLIND_IRRELEVANT_TOTAL_MINIMUM = 45;
 
 /** Categories of eval/mcp-requests/irrelevant.jsonl and their minimums. */
 const IRRELEVANT_MINIMUMS = { "chit-chat": 10, "general-knowledge": 10, "missing-capability": 10 } as const;
@@ -166,6 +172,9 @@ export interface SetFiles {
   requestTools: string;
   requestQueries: string;
   requestIrrelevant: string;
+  blindRequestTools: string;
+  blindRequestQueries: string;
+  blindRequestIrrelevant: string;
   longTools: string;
   longQueries: string;
   longIrrelevant: string;
@@ -193,6 +202,7 @@ export function checkSets(files: SetFiles): SetReport {
   for (const [name, text] of [
     ["mcp-requests", files.requestTools],
     ["mcp-keyword-blind", files.blindTools],
+    ["mcp-requests-blind", files.blindRequestTools],
     ["mcp-requests-long", files.longTools],
   ] as const) {
     if (text !== files.keywordTools) problems.push(`${name}/tools.jsonl differs from mcp-keyword/tools.jsonl`);
@@ -214,19 +224,36 @@ export function checkSets(files: SetFiles): SetReport {
   });
   const keyword = queryFile(files.keywordQueries, keywordRules("mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS));
   const blind = queryFile(files.blindQueries, keywordRules("mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS));
-  const requests = queryFile(files.requestQueries, {
-    file: "mcp-requests/queries.jsonl",
-    minimums: REQUEST_MINIMUMS,
-    totalMinimum: REQUEST_TOTAL_MINIMUM,
+  // The two request sets keep the same rules too: a single request names one tool, a multi request two or three.
+  const requestRules = (set: string, minimums: Record<string, number>, totalMinimum: number): QueryRules => ({
+    file: `${set}/queries.jsonl`,
+    minimums,
+    totalMinimum,
     emptyGold: () => false,
     goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
   });
-  const irrelevant = queryFile(files.requestIrrelevant, {
-    file: "mcp-requests/irrelevant.jsonl",
-    minimums: IRRELEVANT_MINIMUMS,
-    totalMinimum: IRRELEVANT_TOTAL_MINIMUM,
+  const noToolRules = (set: string, minimums: Record<string, number>, totalMinimum: number): QueryRules => ({
+    file: `${set}/irrelevant.jsonl`,
+    minimums,
+    totalMinimum,
     emptyGold: () => true,
   });
+  const requests = queryFile(
+    files.requestQueries,
+    requestRules("mcp-requests", REQUEST_MINIMUMS, REQUEST_TOTAL_MINIMUM),
+  );
+  const irrelevant = queryFile(
+    files.requestIrrelevant,
+    noToolRules("mcp-requests", IRRELEVANT_MINIMUMS, IRRELEVANT_TOTAL_MINIMUM),
+  );
+  const blindRequests = queryFile(
+    files.blindRequestQueries,
+    requestRules("mcp-requests-blind", BLIND_REQUEST_MINIMUMS, BLIND_REQUEST_TOTAL_MINIMUM),
+  );
+  const blindIrrelevant = queryFile(
+    files.blindRequestIrrelevant,
+    noToolRules("mcp-requests-blind", BLIND_IRRELEVANT_MINIMUMS, BLIND_IRRELEVANT_TOTAL_MINIMUM),
+  );
   const long = queryFile(files.longQueries, {
     file: "mcp-requests-long/queries.jsonl",
     minimums: LONG_MINIMUMS,
@@ -254,6 +281,8 @@ export function checkSets(files: SetFiles): SetReport {
       "mcp-keyword-blind/queries.jsonl": countBy(blind),
       "mcp-requests/queries.jsonl": countBy(requests),
       "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
+      "mcp-requests-blind/queries.jsonl": countBy(blindRequests),
+      "mcp-requests-blind/irrelevant.jsonl": countBy(blindIrrelevant),
       "mcp-requests-long/queries.jsonl": countBy(long),
       "mcp-requests-long/irrelevant.jsonl": countBy(longIrrelevant),
     },

@@ -6,6 +6,9 @@ import keywordTools from "../../eval/mcp-keyword/tools.jsonl?raw";
 import requestIrrelevant from "../../eval/mcp-requests/irrelevant.jsonl?raw";
 import requestQueries from "../../eval/mcp-requests/queries.jsonl?raw";
 import requestTools from "../../eval/mcp-requests/tools.jsonl?raw";
+import blindRequestIrrelevant from "../../eval/mcp-requests-blind/irrelevant.jsonl?raw";
+import blindRequestQueries from "../../eval/mcp-requests-blind/queries.jsonl?raw";
+import blindRequestTools from "../../eval/mcp-requests-blind/tools.jsonl?raw";
 import longIrrelevant from "../../eval/mcp-requests-long/irrelevant.jsonl?raw";
 import longQueries from "../../eval/mcp-requests-long/queries.jsonl?raw";
 import longTools from "../../eval/mcp-requests-long/tools.jsonl?raw";
@@ -26,6 +29,9 @@ describe("our MCP evaluation sets", () => {
     requestTools,
     requestQueries,
     requestIrrelevant,
+    blindRequestTools,
+    blindRequestQueries,
+    blindRequestIrrelevant,
     longTools,
     longQueries,
     longIrrelevant,
