@@ -59,14 +59,14 @@ export const VALUE_WEIGHT = 0.25;
  * in`, `spin up`) are matched as written. Chosen on a keyword set written blind to the others (docs/quality.md).
  */
 export const KEY_SLOP = 2;
+const SLOP_QUERY_WORDS = 6;
 
 /**
- * In a message of several lines that says which of its sentences ask (message.ts), the weight of the user's words
+ * In a long message that says which of its sentences ask (message.ts), the weight of the user's words
  * outside them: asides tell what the request is about, the asking sentences what is to be done. Fixed before it was
  * measured, on a set of long messages (docs/quality.md).
  */
 export const ASIDE_WEIGHT = 0.5;
-const SLOP_QUERY_WORDS = 6;
 
 export interface SynonymRule {
   /**
@@ -136,7 +136,7 @@ export interface QueryOptions {
   df?: (term: string) => number;
   /** Weight of a word found only inside a value the query passes (VALUE_WEIGHT). */
   valueWeight?: number;
-  /** Weight of the user's words outside the sentences that ask, in a message of several lines (ASIDE_WEIGHT). */
+  /** Weight of the user's words outside the sentences that ask, in a long message (ASIDE_WEIGHT). */
   asideWeight?: number;
   /** Other words allowed between a multi-word key's own in a short query (KEY_SLOP). */
   keySlop?: number;

@@ -99,7 +99,7 @@ export interface Tuning {
   phraseWeight: number;
   /** Weight of a word only inside a value the query passes (query.ts). */
   valueWeight: number;
-  /** Weight of the user's words outside the sentences that ask, in a message of several lines (query.ts). */
+  /** Weight of the user's words outside the sentences that ask, in a long message (query.ts). */
   asideWeight: number;
   /** What a hit counts for in the no-match decision when the message asks only for a reply (message.ts). */
   replyShare: number;
