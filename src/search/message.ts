@@ -86,7 +86,9 @@ const IMPERATIVE = new RegExp(`^(?:(?:and|then|also|so|now|ok|okay|hey)[ ,]+)*(?
 const REPLY = new RegExp(
   "\\b(?:explain|explanation|summari[sz]e|summary|tl;?dr|rewrite|rephrase|reword|translate|translation|" +
     "proofread|review|critique|improve|polish|shorten|simplify|feedback|what does (?:this|that|it) mean|" +
-    "why (?:is|does|did|do|are|would)|what(?:'s| is) wrong|help me understand|walk me through)\\b",
+    "why (?:is|does|did|do|are|would)|what(?:'s| is) wrong|help me understand|walk me through|" +
+    "tell me (?:what|why|how|whether|if|which)|write me|help me (?:write|figure out|debug)|point out|" +
+    "break (?:it|this|that) down|what(?:'s| is| are) the (?:difference|problem|issue)|how (?:do|can|should) i)\\b",
   "i",
 );
 

@@ -91,6 +91,7 @@ describe("readMessage", () => {
   it("marks a message that asks only for an explanation, a summary or a rewrite of what it holds", () => {
     expect(readMessage(withPaste("Can you explain what this stack trace means?"))?.replyOnly).toBe(true);
     expect(readMessage(withPaste("Please rewrite this so a customer understands it."))?.replyOnly).toBe(true);
+    expect(readMessage(withPaste("Can you tell me why this fails and point out the bug?"))?.replyOnly).toBe(true);
   });
 
   it("does not when an asking sentence asks for an action too, or for nothing a reply gives", () => {
