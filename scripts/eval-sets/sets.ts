@@ -224,35 +224,40 @@ export function checkSets(files: SetFiles): SetReport {
   });
   const keyword = queryFile(files.keywordQueries, keywordRules("mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS));
   const blind = queryFile(files.blindQueries, keywordRules("mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS));
-  // The two request sets keep the same rules too: a single request names one tool, a multi request two or three.
-  const requestRules = (set: string, minimums: Record<string, number>, totalMinimum: number): QueryRules => ({
-    file: `${set}/queries.jsonl`,
-    minimums,
-    totalMinimum,
-    emptyGold: () => false,
-    goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
-  });
-  const noToolRules = (set: string, minimums: Record<string, number>, totalMinimum: number): QueryRules => ({
-    file: `${set}/irrelevant.jsonl`,
-    minimums,
-    totalMinimum,
-    emptyGold: () => true,
-  });
-  const requests = queryFile(
-    files.requestQueries,
-    requestRules("mcp-requests", REQUEST_MINIMUMS, REQUEST_TOTAL_MINIMUM),
+  // The two request sets keep the same rules too: a single request names one tool, a multi request two or three;
+  // their irrelevant.jsonl holds messages that need none.
+  type Minimums = [Record<string, number>, number];
+  const requestSet = (
+    set: string,
+    texts: [string, string],
+    requests: Minimums,
+    noTool: Minimums,
+  ): [SetQuery[], SetQuery[]] => [
+    queryFile(texts[0], {
+      file: `${set}/queries.jsonl`,
+      minimums: requests[0],
+      totalMinimum: requests[1],
+      emptyGold: () => false,
+      goldCount: (c) => (c === "single" ? [1, 1] : [2, 3]),
+    }),
+    queryFile(texts[1], {
+      file: `${set}/irrelevant.jsonl`,
+      minimums: noTool[0],
+      totalMinimum: noTool[1],
+      emptyGold: () => true,
+    }),
+  ];
+  const [requests, irrelevant] = requestSet(
+    "mcp-requests",
+    [files.requestQueries, files.requestIrrelevant],
+    [REQUEST_MINIMUMS, REQUEST_TOTAL_MINIMUM],
+    [IRRELEVANT_MINIMUMS, IRRELEVANT_TOTAL_MINIMUM],
   );
-  const irrelevant = queryFile(
-    files.requestIrrelevant,
-    noToolRules("mcp-requests", IRRELEVANT_MINIMUMS, IRRELEVANT_TOTAL_MINIMUM),
-  );
-  const blindRequests = queryFile(
-    files.blindRequestQueries,
-    requestRules("mcp-requests-blind", BLIND_REQUEST_MINIMUMS, BLIND_REQUEST_TOTAL_MINIMUM),
-  );
-  const blindIrrelevant = queryFile(
-    files.blindRequestIrrelevant,
-    noToolRules("mcp-requests-blind", BLIND_IRRELEVANT_MINIMUMS, BLIND_IRRELEVANT_TOTAL_MINIMUM),
+  const [blindRequests, blindIrrelevant] = requestSet(
+    "mcp-requests-blind",
+    [files.blindRequestQueries, files.blindRequestIrrelevant],
+    [BLIND_REQUEST_MINIMUMS, BLIND_REQUEST_TOTAL_MINIMUM],
+    [BLIND_IRRELEVANT_MINIMUMS, BLIND_IRRELEVANT_TOTAL_MINIMUM],
   );
   const long = queryFile(files.longQueries, {
     file: "mcp-requests-long/queries.jsonl",
