@@ -116,17 +116,21 @@ export interface MessageReading {
  * LONG_SENTENCES sentences), or one all pasted.
  */
 export function readMessage(message: string): MessageReading | null {
-  const lines = message.split("\n").length;
-  const own = lines >= MIN_LINES ? ownLines(message) : sentences(message).length >= LONG_SENTENCES ? message : null;
+  const lines = message.split("\n");
+  const own =
+    lines.length >= MIN_LINES ? userLines(lines) : sentences(message).length >= LONG_SENTENCES ? message : null;
   if (own === null) return null;
-  const asking = askingSentences(own);
-  return { own, asking, replyOnly: asking?.split("\n").every(repliesOnly) ?? false };
+  const asking = asks(own);
+  return { own, asking: asking?.join("\n") ?? null, replyOnly: asking?.every(repliesOnly) ?? false };
 }
 
 /** The lines of `message` the user wrote, joined; null when it has too few lines, or all its lines are pasted. */
 export function ownLines(message: string): string | null {
   const lines = message.split("\n");
-  if (lines.length < MIN_LINES) return null;
+  return lines.length < MIN_LINES ? null : userLines(lines);
+}
+
+function userLines(lines: readonly string[]): string | null {
   const own: string[] = [];
   let fenced = false;
   for (const line of lines) {
@@ -146,9 +150,13 @@ function pastedLine(line: string): boolean {
 
 /** The sentences of `text` that ask, joined by newlines; null when there is one sentence, or none asks, or all do. */
 export function askingSentences(text: string): string | null {
+  return asks(text)?.join("\n") ?? null;
+}
+
+function asks(text: string): string[] | null {
   const all = sentences(text);
   const asking = all.filter((s) => ASKING.test(s) || IMPERATIVE.test(s));
-  return asking.length === 0 || asking.length === all.length ? null : asking.join("\n");
+  return asking.length === 0 || asking.length === all.length ? null : asking;
 }
 
 function sentences(text: string): string[] {

@@ -525,8 +525,10 @@ export class ToolIndex {
     // A message that asks only for a reply needs no tool: every hit counts for replyShare of its score.
     const share = (id: string) =>
       Math.min(replyOnly ? tuning.replyShare : 1, gated.has(id) ? tuning.operationShare : 1);
-    const withGate = (hit: Hit): Hit =>
-      share(hit.id) < 1 && hit.score > 0 ? { ...hit, gate: hit.score * share(hit.id) } : hit;
+    const withGate = (hit: Hit): Hit => {
+      const counts = share(hit.id);
+      return counts < 1 && hit.score > 0 ? { ...hit, gate: hit.score * counts } : hit;
+    };
 
     const hits: Hit[] = [];
     const unranked = [...named.keys()].filter((id) => !candidates.some((c) => c.id === id));
