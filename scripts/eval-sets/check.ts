@@ -1,5 +1,5 @@
 /**
- * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests, eval/mcp-requests-blind,
+ * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind{,2}, eval/mcp-requests, eval/mcp-requests-blind,
  * eval/mcp-requests-long) from the command line:
  *
  *   npx node scripts/eval-sets/check.ts [--help]
@@ -21,7 +21,8 @@ const EVAL = resolve(dirname(fileURLToPath(import.meta.url)), "../../eval");
 if (process.argv.includes("--help")) {
   console.log(
     "Usage: npx node scripts/eval-sets/check.ts\n\n" +
-      "Validates eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests, eval/mcp-requests-blind and " +
+      "Validates eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-keyword-blind2, eval/mcp-requests, " +
+      "eval/mcp-requests-blind and " +
       "eval/mcp-requests-long; exit code 1 on any problem.",
   );
   process.exit(0);
@@ -33,6 +34,8 @@ const report = checkSets({
   keywordQueries: read("mcp-keyword/queries.jsonl"),
   blindTools: read("mcp-keyword-blind/tools.jsonl"),
   blindQueries: read("mcp-keyword-blind/queries.jsonl"),
+  blind2Tools: read("mcp-keyword-blind2/tools.jsonl"),
+  blind2Queries: read("mcp-keyword-blind2/queries.jsonl"),
   requestTools: read("mcp-requests/tools.jsonl"),
   requestQueries: read("mcp-requests/queries.jsonl"),
   requestIrrelevant: read("mcp-requests/irrelevant.jsonl"),

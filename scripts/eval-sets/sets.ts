@@ -1,6 +1,6 @@
 /**
- * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-requests,
- * eval/mcp-requests-blind, eval/mcp-requests-long) must keep, as
+ * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-keyword-blind2,
+ * eval/mcp-requests, eval/mcp-requests-blind, eval/mcp-requests-long) must keep, as
  * pure functions over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
  * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
  */
@@ -15,7 +15,7 @@ const KEYWORD_MINIMUMS = {
 } as const;
 const KEYWORD_TOTAL_MINIMUM = 250;
 
-/** Categories of eval/mcp-keyword-blind/queries.jsonl (the same kinds, other shares) and their minimums. */
+/** Categories of eval/mcp-keyword-blind{,2}/queries.jsonl (the same kinds, other shares) and their minimums. */
 const BLIND_MINIMUMS = { "exact-name": 20, "partial-name": 30, "other-words": 100, task: 50, absent: 50 } as const;
 
 /** Categories of eval/mcp-requests/queries.jsonl and their minimums. */
@@ -169,6 +169,8 @@ export interface SetFiles {
   keywordQueries: string;
   blindTools: string;
   blindQueries: string;
+  blind2Tools: string;
+  blind2Queries: string;
   requestTools: string;
   requestQueries: string;
   requestIrrelevant: string;
@@ -202,6 +204,7 @@ export function checkSets(files: SetFiles): SetReport {
   for (const [name, text] of [
     ["mcp-requests", files.requestTools],
     ["mcp-keyword-blind", files.blindTools],
+    ["mcp-keyword-blind2", files.blind2Tools],
     ["mcp-requests-blind", files.blindRequestTools],
     ["mcp-requests-long", files.longTools],
   ] as const) {
@@ -215,7 +218,7 @@ export function checkSets(files: SetFiles): SetReport {
     problems.push(...checkQueries(queries, toolIds, rules));
     return queries;
   };
-  // The two keyword sets keep the same rules, with their own shares of the categories.
+  // The keyword sets keep the same rules, with their own shares of the categories.
   const keywordRules = (file: string, minimums: Record<string, number>): QueryRules => ({
     file,
     minimums,
@@ -224,6 +227,7 @@ export function checkSets(files: SetFiles): SetReport {
   });
   const keyword = queryFile(files.keywordQueries, keywordRules("mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS));
   const blind = queryFile(files.blindQueries, keywordRules("mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS));
+  const blind2 = queryFile(files.blind2Queries, keywordRules("mcp-keyword-blind2/queries.jsonl", BLIND_MINIMUMS));
   // The two request sets keep the same rules too: a single request names one tool, a multi request two or three;
   // their irrelevant.jsonl holds messages that need none.
   type Minimums = [Record<string, number>, number];
@@ -284,6 +288,7 @@ export function checkSets(files: SetFiles): SetReport {
     counts: {
       "mcp-keyword/queries.jsonl": countBy(keyword),
       "mcp-keyword-blind/queries.jsonl": countBy(blind),
+      "mcp-keyword-blind2/queries.jsonl": countBy(blind2),
       "mcp-requests/queries.jsonl": countBy(requests),
       "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
       "mcp-requests-blind/queries.jsonl": countBy(blindRequests),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import blindQueries from "../../eval/mcp-keyword-blind/queries.jsonl?raw";
 import blindTools from "../../eval/mcp-keyword-blind/tools.jsonl?raw";
+import blind2Queries from "../../eval/mcp-keyword-blind2/queries.jsonl?raw";
+import blind2Tools from "../../eval/mcp-keyword-blind2/tools.jsonl?raw";
 import keywordQueries from "../../eval/mcp-keyword/queries.jsonl?raw";
 import keywordTools from "../../eval/mcp-keyword/tools.jsonl?raw";
 import requestIrrelevant from "../../eval/mcp-requests/irrelevant.jsonl?raw";
@@ -26,6 +28,8 @@ describe("our MCP evaluation sets", () => {
     keywordQueries,
     blindTools,
     blindQueries,
+    blind2Tools,
+    blind2Queries,
     requestTools,
     requestQueries,
     requestIrrelevant,
@@ -48,7 +52,7 @@ describe("our MCP evaluation sets", () => {
 
   it("spread the queries over the servers: every server has gold in some keyword query, in each keyword set", () => {
     const servers = new Set(fixtures.map((f) => f.server));
-    for (const queries of [keywordQueries, blindQueries]) {
+    for (const queries of [keywordQueries, blindQueries, blind2Queries]) {
       const covered = new Set(
         queries
           .split("\n")
