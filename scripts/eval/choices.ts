@@ -146,4 +146,11 @@ export const CHOICES: Choice[] = [
     [1, 0.7, 0.5, 0.35, 0.2].map((share) => variant(String(share), { tuning: { operationShare: share } })),
     true,
   ),
+  choice(
+    "operations on a named service",
+    "off",
+    DEFAULT_TUNING.operationService ? "on" : "off",
+    [variant("off", { tuning: { operationService: false } }), variant("on", { tuning: { operationService: true } })],
+    true,
+  ),
 ];

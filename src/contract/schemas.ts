@@ -593,7 +593,8 @@ export const SearchResultSchema = z
           .optional()
           .describe(
             "When a short query asks for an operation (delete, send, cancel, ...) and this tool holds none of its " +
-              `operation words, what it counted for in the no-match decision (score x ${OPERATION_SHARE}); the ` +
+              "operation words, or the query names a service (slack, github) that the catalog has and this tool is " +
+              `none of its tools, what it counted for in the no-match decision (score x ${OPERATION_SHARE}); the ` +
               `same (score x ${REPLY_SHARE}) when a message of several lines asks only to explain, summarise or ` +
               "rewrite what it holds. It ranks by its score, but cannot make a match on its own",
           ),

@@ -9,6 +9,11 @@
  * unless some tool holding it reaches the threshold. Chosen with `npm run eval` (docs/quality.md, "Operations the
  * catalog lacks").
  *
+ * A short operation query that names a service the catalog has asks that service for it: "delete a slack message"
+ * against a catalog whose Slack tools post and read but never delete, and whose Discord and Gmail tools delete
+ * messages, is answered by neither. A tool that holds none of the service's names (in any of its fields) counts for
+ * OPERATION_SHARE too (OPERATION_SERVICE; services.ts has the names).
+ *
  * The words are the operations of public REST APIs and their everyday names (create, add, delete, remove, update,
  * edit, send, cancel, merge, archive, ...), from general knowledge; words that name what is read (get, list, search,
  * show) are not among them: every catalog has them, and a query that says only them asks for data, not an operation.
@@ -31,3 +36,6 @@ export const OPERATION_SHARE = 0.2;
 
 /** Queries of at most this many distinct words are short: they say one thing, so their operation is the request. */
 export const OPERATION_QUERY_WORDS = 4;
+
+/** Whether a short operation query's named service counts too: a tool of no service it names lacks the operation. */
+export const OPERATION_SERVICE = true;

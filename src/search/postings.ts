@@ -107,21 +107,25 @@ export function documentFrequency(store: PostingsStore, term: string): number {
 
 /** Whether one live document holds every one of `terms` (in any of its fields). */
 export function holdsAll(store: PostingsStore, terms: readonly string[]): boolean {
+  return terms.length > 0 && docsHoldingAll(store, terms).size > 0;
+}
+
+/** The internal ids of the live documents that hold every one of `terms` (in any of their fields). */
+export function docsHoldingAll(store: PostingsStore, terms: readonly string[]): Set<number> {
   // The rarest term's documents, narrowed by each other term's.
   const [rarest, ...others] = terms
     .map((term) => ({ term, df: documentFrequency(store, term) }))
     .sort((a, b) => a.df - b.df);
-  if (!rarest || rarest.df === 0) return false;
-  if (others.length === 0) return true;
+  if (!rarest || rarest.df === 0) return new Set();
   ensureClean(store);
   let docs = docsOf(store, rarest.term);
   for (const { term } of others) {
     const next = new Set<number>();
     for (const doc of docsOf(store, term)) if (docs.has(doc)) next.add(doc);
     docs = next;
-    if (docs.size === 0) return false;
+    if (docs.size === 0) break;
   }
-  return true;
+  return docs;
 }
 
 /** The internal ids of the documents holding `term`. */

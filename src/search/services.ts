@@ -42,24 +42,48 @@ export function serviceNames(): ServiceNames {
   return defaults;
 }
 
+/** The products named in `sequence` (a query's analysed words): each once, by the first name the query used. */
+function namedProducts(sequence: readonly string[], services: ServiceNames): { product: number; name: string }[] {
+  const seen = new Set<number>();
+  const named: { product: number; name: string }[] = [];
+  sequence.forEach((term, at) => {
+    for (const { product, name, terms } of services.byFirst.get(term) ?? []) {
+      if (seen.has(product) || !terms.every((t, i) => sequence[at + i] === t)) continue;
+      seen.add(product);
+      named.push({ product, name });
+    }
+  });
+  return named;
+}
+
 /**
- * The services named in `sequence` (a query's analysed words) that the catalog lacks: no tool holds all the terms of
- * any name of the product (`holds`: "ec2" is not present because one tool says "EC" and another "2"). Each product
- * once, by the name the query used.
+ * The services named in `sequence` that the catalog lacks: no tool holds all the terms of any name of the product
+ * (`holds`: "ec2" is not present because one tool says "EC" and another "2"). Each product once, by the name the
+ * query used.
  */
 export function absentServices(
   sequence: readonly string[],
   holds: (terms: readonly string[]) => boolean,
   services: ServiceNames = serviceNames(),
 ): string[] {
-  const seen = new Set<number>();
-  const absent: string[] = [];
-  sequence.forEach((term, at) => {
-    for (const { product, name, terms } of services.byFirst.get(term) ?? []) {
-      if (seen.has(product) || !terms.every((t, i) => sequence[at + i] === t)) continue;
-      seen.add(product);
-      if (!services.products[product]!.some(holds)) absent.push(name);
-    }
+  return namedProducts(sequence, services)
+    .filter(({ product }) => !services.products[product]!.some(holds))
+    .map(({ name }) => name);
+}
+
+/**
+ * The services named in `sequence` that the catalog has, each with its tools: the documents (`holders`) that hold
+ * all the terms of one of the product's names, in any field. "delete a slack message" asks Slack's tools; a tool that
+ * deletes Discord's messages answers another request (tool-index.ts, `operationCheck`).
+ */
+export function presentServices(
+  sequence: readonly string[],
+  holders: (terms: readonly string[]) => ReadonlySet<number>,
+  services: ServiceNames = serviceNames(),
+): { name: string; tools: ReadonlySet<number> }[] {
+  return namedProducts(sequence, services).flatMap(({ product, name }) => {
+    const tools = new Set<number>();
+    for (const terms of services.products[product]!) for (const doc of holders(terms)) tools.add(doc);
+    return tools.size > 0 ? [{ name, tools }] : [];
   });
-  return absent;
 }

@@ -19,8 +19,16 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { OPERATION_QUERY_WORDS, OPERATION_SHARE, OPERATION_WORDS } from "./operations.ts";
-import { documentFrequency, freeze, holdsAll, postingsIndex, settle, type PostingsStore } from "./postings.ts";
+import { OPERATION_QUERY_WORDS, OPERATION_SERVICE, OPERATION_SHARE, OPERATION_WORDS } from "./operations.ts";
+import {
+  docsHoldingAll,
+  documentFrequency,
+  freeze,
+  holdsAll,
+  postingsIndex,
+  settle,
+  type PostingsStore,
+} from "./postings.ts";
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
@@ -44,7 +52,7 @@ import {
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
 import { REPLY_SHARE } from "./message.ts";
-import { absentServices, compileServices, type ServiceNames, serviceNames } from "./services.ts";
+import { absentServices, compileServices, presentServices, type ServiceNames, serviceNames } from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { builtin, compileRules } from "./thesaurus/index.ts";
 import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
@@ -117,6 +125,8 @@ export interface Tuning {
   coverageExponent: number;
   /** What a hit holding none of a short query's operation words counts for in the no-match decision (operations.ts). */
   operationShare: number;
+  /** Whether a short operation query's named service counts too: another service's tool lacks it (operations.ts). */
+  operationService: boolean;
 }
 
 /**
@@ -158,6 +168,7 @@ export const DEFAULT_TUNING: Tuning = {
   shortQueryWords: SHORT_QUERY_WORDS,
   coverageExponent: COVERAGE_EXPONENT,
   operationShare: OPERATION_SHARE,
+  operationService: OPERATION_SERVICE,
 };
 
 /**
@@ -518,9 +529,11 @@ export class ToolIndex {
     const context = serverContext(candidates, tuning.contextWeight);
     const scored = (id: string, own: number) =>
       unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
-    const lacksOperation = operationCheck(terms, tuning.operationShare);
+    const lacksOperation = operationCheck(terms, tuning, () =>
+      presentServices(sequence, (name) => docsHoldingAll(store, name), this.serviceNames()),
+    );
     const gated = new Set(
-      ranked.filter((r) => lacksOperation(r.wordBits, r.synonymBits)).map((r) => ids[r.internalId - 1]!),
+      ranked.filter((r) => lacksOperation(r.internalId, r.wordBits, r.synonymBits)).map((r) => ids[r.internalId - 1]!),
     );
     // A message that asks only for a reply needs no tool: every hit counts for replyShare of its score.
     const share = (id: string) =>
@@ -656,17 +669,22 @@ function coverage(
 }
 
 /**
- * Whether a candidate (by the query words it holds, its own or through their synonyms) lacks every operation word of a
- * short query (operations.ts); never for a longer query, one without operation words, or a share of 1.
+ * Whether a candidate answers another request than a short query's operation (operations.ts): it holds none of the
+ * query's operation words (its own or through their synonyms), or, with `operationService`, the query names a service
+ * the catalog has (`present`, asked only for such queries) and the candidate is none of that service's tools. Never
+ * for a longer query, one without operation words, or a share of 1.
  */
 function operationCheck(
   terms: readonly QueryTerm[],
-  share: number,
-): (wordBits: number, synonymBits: number) => boolean {
+  tuning: Pick<Tuning, "operationShare" | "operationService">,
+  present: () => { tools: ReadonlySet<number> }[],
+): (internalId: number, wordBits: number, synonymBits: number) => boolean {
   const words = terms.filter((t) => t.word);
   const bits = words.filter((t) => OPERATION_WORDS.has(t.term)).reduce((b, t) => b | (t.bits ?? 0), 0);
-  if (share >= 1 || bits === 0 || words.length > OPERATION_QUERY_WORDS) return () => false;
-  return (wordBits, synonymBits) => ((wordBits | synonymBits) & bits) === 0;
+  if (tuning.operationShare >= 1 || bits === 0 || words.length > OPERATION_QUERY_WORDS) return () => false;
+  const services = tuning.operationService ? present() : [];
+  return (internalId, wordBits, synonymBits) =>
+    ((wordBits | synonymBits) & bits) === 0 || services.some((s) => !s.tools.has(internalId));
 }
 
 /** The server part of a tool id (`server::name`; server names hold no colon). */

@@ -66,6 +66,58 @@ describe("operations the catalog lacks", () => {
         .answer(query, { limit: 5, threshold: 0, tuning: { ...DEFAULT_TUNING, operationShare: 1 } })
         .hits.map((h) => [h.id, h.score]);
       expect(gated).toEqual(ungated);
+      const unscoped = index
+        .answer(query, { limit: 5, threshold: 0, tuning: { ...DEFAULT_TUNING, operationService: false } })
+        .hits.map((h) => [h.id, h.score]);
+      expect(gated).toEqual(unscoped);
     }
+  });
+
+  describe("on a named service", () => {
+    // Slack posts and reads; Discord and Gmail delete messages.
+    const chat = [
+      tool("slack", "post_message", "Post a message to a Slack channel"),
+      tool("slack", "get_channel_history", "Get the recent messages of a Slack channel"),
+      tool("discord", "delete_message", "Delete a message from a Discord channel"),
+      tool("gmail", "delete_email", "Delete an email message"),
+      tool("files", "read_file", "Read a file from disk"),
+      tool("files", "write_file", "Write a file to disk"),
+      tool("github", "create_issue", "Create an issue in a GitHub repository"),
+      tool("github", "list_issues", "List the issues of a GitHub repository"),
+    ];
+
+    it("answers no match when only other services' tools hold the operation", () => {
+      const index = ToolIndex.fromTools(chat);
+      const answer = index.answer("delete a slack message", open);
+      expect(answer.hits).toEqual([]);
+      const discord = answer.closest.find((h) => h.id === "discord::delete_message")!;
+      expect(discord.score).toBeGreaterThanOrEqual(THRESHOLD); // it holds the operation and the noun
+      expect(discord.gate).toBeCloseTo(discord.score * OPERATION_SHARE, 12);
+      expect(discord.explain?.gate).toBe(discord.gate);
+      // Without the rule, Discord's tool would have answered a request for Slack.
+      const off = { ...open, tuning: { ...DEFAULT_TUNING, operationService: false } };
+      expect(index.answer("delete a slack message", off).hits.map((h) => h.id)).toContain("discord::delete_message");
+    });
+
+    it("answers with the service's own tool when it holds the operation, and leaves other requests alone", () => {
+      const withDelete = [...chat, tool("slack", "delete_message", "Delete a message from a Slack channel")];
+      const answer = ToolIndex.fromTools(withDelete).answer("delete a slack message", open);
+      expect(answer.hits[0]).toMatchObject({ id: "slack::delete_message" });
+      expect(answer.hits[0]?.gate).toBeUndefined();
+      const index = ToolIndex.fromTools(chat);
+      // A service the query does not name scopes nothing; neither does a query without an operation.
+      expect(index.answer("delete a discord message", open).hits[0]?.id).toBe("discord::delete_message");
+      expect(index.answer("delete a chat message", open).hits[0]?.id).toBe("discord::delete_message");
+      const reading = index.answer("slack message history", { limit: 5, threshold: 0 }).hits;
+      expect(reading.every((h) => h.gate === undefined)).toBe(true);
+    });
+
+    it("counts a tool as the service's when any of its fields names the service", () => {
+      // A bridge that posts to Slack, from another server: it holds the name in its description.
+      const bridge = [...chat, tool("zapier", "delete_chat_message", "Delete a message in Slack or Microsoft Teams")];
+      const answer = ToolIndex.fromTools(bridge).answer("delete a slack message", open);
+      expect(answer.hits[0]?.id).toBe("zapier::delete_chat_message");
+      expect(answer.hits[0]?.gate).toBeUndefined();
+    });
   });
 });
