@@ -15,7 +15,8 @@
  * OPERATION_SHARE too (OPERATION_SERVICE; services.ts has the names).
  *
  * The words are the operations of public REST APIs and their everyday names (create, add, delete, remove, update,
- * edit, send, cancel, merge, archive, ...), from general knowledge; words that name what is read (get, list, search,
+ * edit, send, cancel, merge, archive, ...; mute, acknowledge, snooze, rerun, lock, label, ... of incident,
+ * monitoring, CI and tracker APIs), from general knowledge; words that name what is read (get, list, search,
  * show) are not among them: every catalog has them, and a query that says only them asks for data, not an operation.
  */
 import { analyze } from "./tokenizer.ts";
@@ -27,7 +28,10 @@ export const OPERATION_WORDS: ReadonlySet<string> = new Set(
       "set send post reply forward share invite ban kick pin unpin star fork clone merge close reopen cancel " +
       "schedule book reserve run execute start stop restart kill trigger launch deploy upload download install " +
       "uninstall enable disable approve reject assign export import sync publish unpublish subscribe unsubscribe " +
-      "transfer refund charge pay buy sell order",
+      "transfer refund charge pay buy sell order " +
+      // Actions of incident, monitoring, CI and tracker APIs (PagerDuty, Datadog, Opsgenie, GitHub, Jira).
+      "mute unmute snooze silence acknowledge ack dismiss resolve rerun retry revert rollback restore lock unlock " +
+      "block unblock mark label tag comment duplicate copy",
   ),
 );
 
