@@ -97,4 +97,13 @@ export const CODE: readonly string[] = [
   "security alert, vulnerability alert, vulnerable dependency, vulnerable package => code scanning alert",
   "vulnerable dependency, vulnerable package => security advisory",
   "outdated dependency, outdated package, old dependency => dependency update, upgrade",
+  "",
+  "# Round four: review and dependency slang. Sources: general knowledge of code review talk (put up a PR, send a PR,",
+  "# rubber-stamp, nits), the GitHub and GitLab APIs (pulls, merge requests, reviews, dependency updates).",
+  "put up pr, put up pull request, send pr, send pull request => create pull request",
+  "put up mr, send mr => create merge request",
+  "stamp pr, rubber stamp => approve, review pull request",
+  "nit => review comment",
+  "bump deps, bump dependency, bump package => dependency update, upgrade",
+  "monorepo => repository",
 ];

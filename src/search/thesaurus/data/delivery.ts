@@ -81,4 +81,11 @@ export const DELIVERY: readonly string[] = [
   "percent of users => rollout, targeting, feature flag",
   "resync, drifted => sync, sync status",
   "re-sync => sync status",
+  "",
+  "# Round four: pipeline slang. Sources: general knowledge of release talk (promote to prod, nightly builds, CI",
+  "# minutes), the CircleCI API (usage data, scheduled pipelines), GitHub Actions (schedule triggers, billing usage).",
+  "promote to prod, promote to production, promote to staging, promote build => deploy, release",
+  "nightly build, nightly run, nightly pipeline => scheduled pipeline, schedule",
+  "build minutes, ci minutes, ci credits => usage, usage data",
+  "ci usage => usage data",
 ];

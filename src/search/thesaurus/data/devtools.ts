@@ -60,4 +60,12 @@ export const DEVTOOLS: readonly string[] = [
   "",
   "# Style problems are what linters report",
   "style problems, style issues, style errors, code style => lint",
+  "",
+  "# Round four: debugging and code-navigation slang. Sources: general knowledge of developers' shorthand (repro,",
+  "# dead code, go to def), the Language Server Protocol (textDocument/definition), linters' rules (no-unused-vars).",
+  "repro => reproduce, reproduction",
+  "jump to definition, go to definition => find definition",
+  "jump to def, go to def => definition, find definition",
+  "dead code, unused code, unused imports, unused variables => lint",
+  "dead code => unused",
 ];

@@ -98,4 +98,9 @@ export const GIT: readonly string[] = [
   "",
   "# Setting unfinished work aside is a stash",
   "save work in progress, set work aside, save changes for later, save unfinished work => stash",
+  "",
+  "# Round four: the words of everyday git talk. Sources: general knowledge of how engineers say git operations (nuke",
+  "# or kill a branch, a dirty tree), the git manual pages (git branch -D, git status).",
+  "kill branch, nuke branch, ditch branch, scrap branch => delete branch",
+  "dirty tree, dirty working tree, dirty repo, dirty working directory => status, uncommitted changes",
 ];
