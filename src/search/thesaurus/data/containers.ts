@@ -69,4 +69,12 @@ export const CONTAINERS: readonly string[] = [
   "take node out => drain, cordon",
   "maintenance mode, take out of service => drain, cordon, node",
   "more pods, fewer pods => scale, replicas",
+  "",
+  "# Round four: pod trouble in plain words. Sources: general knowledge of how operators describe pod states (keeps",
+  "# restarting, stuck pending, can't pull the image), the Kubernetes API (pod phases; container states",
+  "# CrashLoopBackOff, ImagePullBackOff, ErrImagePull), kubectl (delete pod, describe, logs, events).",
+  "kill pod, nuke pod => delete pod",
+  "keeps restarting, restart loop, pod crashing, pod keeps crashing => crashloopbackoff, pod logs, describe pod",
+  "stuck pending, pod pending, pending pod, pod stuck => describe pod, events",
+  "imagepullbackoff, errimagepull, image pull error, can't pull image => describe pod, events, container image",
 ];

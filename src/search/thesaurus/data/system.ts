@@ -68,4 +68,12 @@ export const SYSTEM: readonly string[] = [
   "# What a running command printed",
   "command output, output of command, process output => read output",
   "what the command printed => read output, output",
+  "",
+  "# Round four: the machine in everyday words. Sources: general knowledge of sysadmin talk (a CPU hog, a zombie",
+  "# process, an app not responding), POSIX (stdout, stderr, exit status), task managers (end task, force quit).",
+  "hogging cpu, hogging memory, cpu hog, memory hog, resource hog => list processes, cpu usage, memory usage",
+  "zombie process, orphan process => list processes, kill process",
+  "app frozen, app froze, app hung, app not responding, program not responding => kill process, force quit",
+  "stdout, stderr => output, command output",
+  "exit code => exit status, status",
 ];
