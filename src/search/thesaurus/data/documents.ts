@@ -75,4 +75,9 @@ export const DOCUMENTS: readonly string[] = [
   "compare categories, side by side bars => bar chart, column chart",
   "icons, icon set => images, svg",
   "mockup, wireframe => design, frame, layout",
+  "",
+  "# Round four: forms and charts in plain words. Sources: general knowledge of how people describe PDF chores (fill",
+  "# in a PDF, fillable forms) and charts (graph it), PDF tools (form fields, fill form).",
+  "fill in pdf, fill out pdf, fillable pdf, pdf form => fill form, form fields",
+  "graph it => chart, plot",
 ];

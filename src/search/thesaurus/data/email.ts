@@ -76,4 +76,9 @@ export const EMAIL: readonly string[] = [
   "subject line => search by subject",
   "mark as read, mark read => modify, labels, unread, seen",
   "mark unread, mark as unread => modify, labels, seen",
+  "",
+  "# Round four: mail slang. Sources: general knowledge of how people talk about mail (an e-blast, chasing someone",
+  "# up), the Mailchimp and SendGrid APIs (campaigns, single sends), reminder and follow-up tools.",
+  "eblast, e-blast, mass email, bulk email, mass mailing => email campaign",
+  "chase up => follow up, reminder",
 ];

@@ -86,4 +86,12 @@ export const MESSAGING: readonly string[] = [
   "team members, members of team => list team members",
   "who's in team, people in team => list team members, members",
   "group chat, group dm, new chat, start chat => create chat",
+  "",
+  "# Round four: chat slang. Sources: general knowledge of workplace chat (a convo, a group text, kick someone out,",
+  "# shoot over a message), the Slack, Discord and Microsoft Teams APIs (conversations, chats, members: kick, remove).",
+  "convo => chat, message, thread",
+  "# Left out: convo => conversation ('conversation' stems like 'conversion'): convo maps to chat and thread.",
+  "group text, group message, group thread => group chat",
+  "kick out => remove member",
+  "shoot over => send, send message",
 ];

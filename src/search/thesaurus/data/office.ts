@@ -56,4 +56,9 @@ export const OFFICE: readonly string[] = [
   "# A page's paragraphs are blocks in Notion's API",
   "paragraph => block, text block",
   "duplicate worksheet, copy worksheet => copy sheet",
+  "",
+  "# Round four: spreadsheet and contact words. Sources: spreadsheet function names (VLOOKUP, XLOOKUP), the vCard",
+  "# format, general knowledge of office words (a rolodex).",
+  "vlookup, xlookup => lookup, formula",
+  "rolodex, vcard => contacts",
 ];
