@@ -121,4 +121,13 @@ export const COMMERCE: readonly string[] = [
   "# Shopping around",
   "shop for, where to buy, best deal => product search, prices",
   "compare prices, price comparison => product search",
+  "",
+  "# Round four: shop and billing talk. Sources: general knowledge of how merchants and shoppers talk (where's my",
+  "# order, on sale, churn, charge back), the Stripe API (disputes, canceled subscriptions), the Shopify Admin API",
+  "# (fulfillments, tracking, discounts, compare-at prices).",
+  "where's my order, where's my package, where's my parcel => fulfillment, tracking, shipment tracking",
+  "charge back => dispute, chargeback",
+  "on sale, put on sale, sale price => discount, compare at price",
+  "churn => canceled subscriptions, cancellation",
+  "sales figures, sales numbers => revenue",
 ];
