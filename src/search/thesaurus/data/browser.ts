@@ -88,4 +88,9 @@ export const BROWSER: readonly string[] = [
   "dismiss dialog, close popup, accept alert, accept dialog => handle dialog",
   "",
   "dismiss popup, close dialog, dismiss alert box => handle dialog",
+  "",
+  "# Round four: screenshots and private windows in plain words. Sources: general knowledge of British and American",
+  "# slang (a screenie, the snipping tool, incognito), the Playwright API (browser.newContext: an isolated session).",
+  "screenie, snipping tool => screenshot",
+  "incognito, private window, private browsing => browser context, session",
 ];

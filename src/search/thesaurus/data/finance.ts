@@ -55,4 +55,9 @@ export const FINANCE: readonly string[] = [
   "# Money from one currency to another, and the maths of it",
   "dollars to euros, euros to dollars, pounds to dollars, dollars in euros => currency conversion, exchange rate",
   "do the math, crunch numbers => calculate",
+  "",
+  "# Round four: market small talk. Sources: general knowledge of how investors ask (how's the market, quid), market",
+  "# data APIs (market status, movers; exchange rates).",
+  "how's the market, how are markets => market status, market movers",
+  "quid => gbp, pound sterling",
 ];

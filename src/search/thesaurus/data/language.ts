@@ -57,4 +57,10 @@ export const LANGUAGE: readonly string[] = [
   "synonym for => thesaurus",
   "another word for, other word for => synonyms, thesaurus",
   "say in spanish, say in french, say in german => translate",
+  "",
+  "# Round four: rewriting and captions in plain words. Sources: general knowledge of editors' talk (reword,",
+  "# wordsmith, dumb it down, plain English), the DeepL API (rephrase-text), caption formats (closed captions).",
+  "reword, wordsmith => rewrite, rephrase",
+  "dumb down, plain english, plain language => rewrite, simplify",
+  "closed captions => subtitles",
 ];

@@ -45,4 +45,13 @@ export const TIME: readonly string[] = [
   "how long ago, time ago, time since, how long since => relative time",
   "how many days in => days in month",
   "week number, which week, iso week => week year",
+  "",
+  "# Round four: time-zone abbreviations and clock talk. Sources: the IANA tz database's abbreviations (PST, PDT,",
+  "# EDT, CDT, MST, MDT, CET, CEST, AEST, JST), general knowledge of how people count days (how long till) and",
+  "# read clocks (military time), date libraries (format, parse, difference).",
+  "pst, pdt, edt, cdt, mst, mdt, cet, cest, aest, jst => timezone, time zone",
+  "days till, how long till, weeks till => date difference, time until",
+  "time till => date difference",
+  "military time, 24 hour clock, 24 hour time => time format, format time",
+  "timestamp to date, unix to date, epoch to date => format date, convert timestamp",
 ];

@@ -67,4 +67,10 @@ export const WEB: readonly string[] = [
   "",
   "# Papers are articles to a literature search",
   "papers => articles, literature",
+  "",
+  "# Round four: checking on sites and grabbing pages. Sources: general knowledge of how people ask whether a site",
+  "# works (ping the site), the fetch and Firecrawl MCP servers (fetch_html, scrape), HTTP status checkers.",
+  "ping site, ping website, ping url => uptime, http status",
+  "grab webpage, grab html => fetch url, fetch html",
+  "# Left out: grab page ('grab the next page of results'): only a webpage or its HTML map.",
 ];
