@@ -147,6 +147,12 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "names that say what was asked",
+    "0",
+    here(DEFAULT_TUNING.nameCoverage),
+    [0, 0.25, 0.5, 1].map((weight) => variant(String(weight), { tuning: { nameCoverage: weight } })),
+  ),
+  choice(
     "operations on a named service",
     "off",
     DEFAULT_TUNING.operationService ? "on" : "off",

@@ -13,6 +13,7 @@ import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
+import { NAME_COVERAGE, NAMING_QUERY_WORDS } from "../search/naming.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
 import { REPLY_SHARE } from "../search/message.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
@@ -588,19 +589,39 @@ export const SearchResultSchema = z
           })
           .optional()
           .describe("Named services the catalog lacks, which count against every match"),
+        coverage: z
+          .number()
+          .optional()
+          .describe(
+            "In a query of at most 3 words the catalog knows, what the score was multiplied by for the share of " +
+              "their idf this tool holds, to the power 1/3 (a word reached through a synonym counts at its weight)",
+          ),
+        naming: z
+          .number()
+          .optional()
+          .describe(
+            `In a query of at most ${NAMING_QUERY_WORDS} words, what the tool's score was multiplied by for naming ` +
+              `the query's words (name, title, server, keywords; its own or through a synonym): 1 + ${NAME_COVERAGE} ` +
+              "x their share of the query's known words by idf. It ranks by it; the no-match decision uses the " +
+              "score without it (gate)",
+          ),
         gate: z
           .number()
           .optional()
           .describe(
-            "When a short query asks for an operation (delete, send, cancel, ...) and this tool holds none of its " +
-              "operation words, or the query names a service (slack, github) that the catalog has and this tool is " +
-              `none of its tools, what it counted for in the no-match decision (score x ${OPERATION_SHARE}); the ` +
-              `same (score x ${REPLY_SHARE}) when a message of several lines asks only to explain, summarise or ` +
-              "rewrite what it holds. It ranks by its score, but cannot make a match on its own",
+            "What the tool counted for in the no-match decision, when less than its score: its score without the " +
+              "naming factor; times " +
+              `${OPERATION_SHARE} when a short query asks for an operation (delete, send, cancel, ...) and this tool ` +
+              "holds none of its operation words, or the query names a service (slack, github) that the catalog has " +
+              `and this tool is none of its tools; times ${REPLY_SHARE} when a message of several lines asks only to ` +
+              "explain, summarise or rewrite what it holds. It ranks by its score, but cannot make a match on its own",
           ),
       })
       .optional()
-      .describe("Why the tool scored what it did: score = (sum of terms[].score + context.score) * absent.factor"),
+      .describe(
+        "Why the tool scored what it did: score = (sum of terms[].score * coverage * naming + context.score) * " +
+          "absent.factor (a factor not shown is 1)",
+      ),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });
 export type SearchResult = z.infer<typeof SearchResultSchema>;

@@ -218,6 +218,8 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
     ...(e.context ? { context: { ...e.context, score: round(e.context.score) } } : {}),
     unit: round(e.unit),
     ...(e.absent ? { absent: { ...e.absent, factor: round(e.absent.factor) } } : {}),
+    ...(e.coverage !== undefined ? { coverage: round(e.coverage) } : {}),
+    ...(e.naming !== undefined ? { naming: round(e.naming) } : {}),
     ...(e.gate !== undefined ? { gate: round(e.gate) } : {}),
   };
 }

@@ -72,6 +72,8 @@ export interface Scored {
   wordBits: number;
   /** The bits of the query's words whose synonyms' expansions the document holds. */
   synonymBits: number;
+  /** The bits of the query's words the document holds in a naming field, themselves or through their synonyms. */
+  nameBits: number;
 }
 
 /** The fields a tool is called by: a query made only of words from them names the tool. */
@@ -128,9 +130,10 @@ let marked = new Uint8Array(1024);
 let named = new Uint16Array(1024);
 /** Per id, the query words found in any field (Scored.ownWords). */
 let own = new Uint16Array(1024);
-/** Per id, Scored.wordBits and Scored.synonymBits. */
+/** Per id, Scored.wordBits, Scored.synonymBits and Scored.nameBits. */
 let wordBits = new Int32Array(1024);
 let synonymBits = new Int32Array(1024);
+let nameBits = new Int32Array(1024);
 /** Per id, the weighted usage tf of the term being scored, until its text postings have been read (then 0 again). */
 let learned = new Float64Array(1024);
 
@@ -230,6 +233,7 @@ export function scoreTerms(
       own = grown(own, doc);
       wordBits = grown(wordBits, doc);
       synonymBits = grown(synonymBits, doc);
+      nameBits = grown(nameBits, doc);
     }
     if (marked[doc] === 0) {
       if (count >= touched.length) touched = grown(touched, count);
@@ -243,6 +247,7 @@ export function scoreTerms(
     }
     wordBits[doc]! |= termBits;
     synonymBits[doc]! |= termKeyBits;
+    if ((packed & NAMING_MASK) !== 0) nameBits[doc]! |= termBits | termKeyBits;
   };
   const add = (doc: number, packed: number) => {
     let tf = weightedTf(fields, packed, doc);
@@ -312,19 +317,21 @@ function topK(count: number, limit: number, tieKey: (id: number) => string): Sco
     const ownWords = own[internalId]!;
     const words = wordBits[internalId]!;
     const synonyms = synonymBits[internalId]!;
+    const names = nameBits[internalId]!;
     scratch[internalId] = 0;
     marked[internalId] = 0;
     named[internalId] = 0;
     own[internalId] = 0;
     wordBits[internalId] = 0;
     synonymBits[internalId] = 0;
+    nameBits[internalId] = 0;
     if (limit <= 0) continue;
     if (best.length === limit) {
       const last = best[limit - 1]!;
       if (score < last.score - SCORE_EPSILON) continue;
       if (score <= last.score + SCORE_EPSILON && tieKey(internalId) >= tieKey(last.internalId)) continue;
     }
-    const item = { internalId, score, namedWords, ownWords, wordBits: words, synonymBits: synonyms };
+    const item = { internalId, score, namedWords, ownWords, wordBits: words, synonymBits: synonyms, nameBits: names };
     let at = best.length;
     while (at > 0 && better(item, best[at - 1]!, tieKey)) at--;
     best.splice(at, 0, item);

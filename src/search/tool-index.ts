@@ -19,6 +19,7 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
+import { type KnownWord, NAME_COVERAGE, namingFactor } from "./naming.ts";
 import { OPERATION_QUERY_WORDS, OPERATION_SERVICE, OPERATION_SHARE, OPERATION_WORDS } from "./operations.ts";
 import {
   docsHoldingAll,
@@ -127,6 +128,8 @@ export interface Tuning {
   operationShare: number;
   /** Whether a short operation query's named service counts too: another service's tool lacks it (operations.ts). */
   operationService: boolean;
+  /** How much naming a short query's words raises a tool's rank: score * (1 + weight * share) (naming.ts). */
+  nameCoverage: number;
 }
 
 /**
@@ -169,6 +172,7 @@ export const DEFAULT_TUNING: Tuning = {
   coverageExponent: COVERAGE_EXPONENT,
   operationShare: OPERATION_SHARE,
   operationService: OPERATION_SERVICE,
+  nameCoverage: NAME_COVERAGE,
 };
 
 /**
@@ -192,6 +196,10 @@ interface Explanation {
   unit: number;
   /** Services the query names that the catalog lacks, and the factor they scaled the score by. */
   absent?: { services: string[]; factor: number };
+  /** A short query's coverage by the tool (`coverage`), which its score was multiplied by. */
+  coverage?: number;
+  /** The factor the tool's name earned in a short query (naming.ts): it ranks by it, the decision is without it. */
+  naming?: number;
   /** What the hit counted for in the no-match decision, when it lacks the query's operation or the message asks only
    * for a reply (`Hit.gate`). */
   gate?: number;
@@ -212,9 +220,10 @@ export interface Hit {
   score: number;
   match: Match;
   /**
-   * When the hit holds none of a short query's operation words: what it counts for in the no-match decision
-   * (score * OPERATION_SHARE, operations.ts); when the message asks only for a reply, score * REPLY_SHARE
-   * (message.ts). Its rank is its score.
+   * What the hit counts for in the no-match decision, when that is less than its score: the score without the
+   * factor its name earned (naming.ts), times OPERATION_SHARE when it holds none of a short query's operation words
+   * or is none of the named service's tools (operations.ts), or times REPLY_SHARE when the message asks only for a
+   * reply (message.ts). Its rank is its score.
    */
   gate?: number;
   explain?: Explanation;
@@ -255,7 +264,9 @@ export function passing<T extends Pick<Hit, "score" | "match" | "gate">>(hits: r
   const companion = (h: T) => h.score >= (h.match === "synonyms" ? threshold : COMPANION_SHARE * threshold);
   return hits.filter(
     (h) =>
-      NAMED.has(h.match) || (open && companion(h)) || (h.match === "name-words" && h.score >= NAMING_SHARE * threshold),
+      NAMED.has(h.match) ||
+      (open && companion(h)) ||
+      (h.match === "name-words" && (h.gate ?? h.score) >= NAMING_SHARE * threshold),
   );
 }
 
@@ -513,7 +524,9 @@ export class ToolIndex {
       usage,
     );
     const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
-    const cover = coverage(terms, store, tuning);
+    const known = knownWords(terms, store);
+    const cover = coverage(known, tuning);
+    const naming = namingFactor(known, terms.filter((t) => t.word).length, tuning.nameCoverage);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -524,9 +537,16 @@ export class ToolIndex {
             : r.ownWords === 0
               ? "synonyms"
               : "terms";
-      return { id, score: (r.score / unit) * cover(r.wordBits, r.synonymBits), match };
+      // `score` ranks; `evidence`, without what the name earned, decides whether anything matched.
+      const covered = cover(r.wordBits, r.synonymBits);
+      const evidence = (r.score / unit) * covered;
+      const factor = naming(r.nameBits);
+      return { id, score: evidence * factor, evidence, coverage: covered, naming: factor, match };
     });
-    const context = serverContext(candidates, tuning.contextWeight);
+    const context = serverContext(
+      candidates.map((c) => ({ id: c.id, score: c.evidence })),
+      tuning.contextWeight,
+    );
     const scored = (id: string, own: number) =>
       unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
     const lacksOperation = operationCheck(terms, tuning, () =>
@@ -538,9 +558,9 @@ export class ToolIndex {
     // A message that asks only for a reply needs no tool: every hit counts for replyShare of its score.
     const share = (id: string) =>
       Math.min(replyOnly ? tuning.replyShare : 1, gated.has(id) ? tuning.operationShare : 1);
-    const withGate = (hit: Hit): Hit => {
-      const counts = share(hit.id);
-      return counts < 1 && hit.score > 0 ? { ...hit, gate: hit.score * counts } : hit;
+    const withGate = (hit: Hit, evidence: number): Hit => {
+      const decides = scored(hit.id, evidence) * share(hit.id);
+      return decides < hit.score - SCORE_EPSILON ? { ...hit, gate: decides } : hit;
     };
 
     const hits: Hit[] = [];
@@ -554,22 +574,24 @@ export class ToolIndex {
     );
     for (const [id, match] of named) {
       const evidence =
-        candidates.find((c) => c.id === id)?.score ?? sum(unrankedParts.get(this.idMap().get(id)!)!) / unit;
+        candidates.find((c) => c.id === id)?.evidence ?? sum(unrankedParts.get(this.idMap().get(id)!)!) / unit;
       hits.push({ id, score: scored(id, evidence), match });
     }
     for (const c of candidates)
-      if (c.match === "server-name" && !named.has(c.id)) hits.push({ ...c, score: scored(c.id, c.score) });
+      if (c.match === "server-name" && !named.has(c.id))
+        hits.push({ id: c.id, score: scored(c.id, c.evidence), match: c.match });
     const listed = new Set(hits.map((h) => h.id));
     const rest = candidates
       .filter((c) => !listed.has(c.id))
-      .map((c): Hit => withGate({ ...c, score: scored(c.id, c.score) }));
+      .map((c): Hit => withGate({ id: c.id, score: scored(c.id, c.score), match: c.match }, c.evidence));
     rest.sort((a, b) => (Math.abs(a.score - b.score) > SCORE_EPSILON ? b.score - a.score : a.id < b.id ? -1 : 1));
     const all = [...hits, ...rest];
     const top = passing(all, options.threshold).slice(0, options.limit);
     const closest = top.length === 0 ? all.slice(0, CLOSEST) : [];
     if (options.explain) {
       const penalty = { absent, weight: tuning.absentServiceWeight };
-      this.explain([...top, ...closest], terms, params, unit, context, penalty, usage);
+      const factors = new Map(candidates.map((c) => [c.id, c]));
+      this.explain([...top, ...closest], terms, params, unit, context, penalty, usage, factors);
     }
     return { hits: top, absent, closest };
   }
@@ -583,6 +605,7 @@ export class ToolIndex {
     context: ReadonlyMap<string, Context>,
     penalty: { absent: string[]; weight: number },
     usage: UsageLookup | undefined,
+    factors: ReadonlyMap<string, { coverage: number; naming: number }>,
   ): void {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal, usage);
@@ -600,7 +623,10 @@ export class ToolIndex {
         }
       }
       const boost = context.get(hit.id);
-      const own = sum(parts) + (boost?.score ?? 0);
+      // A named hit ranks by its evidence (coverage included), the others by it times their naming factor.
+      const coverage = factors.get(hit.id)?.coverage ?? 1;
+      const naming = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.naming ?? 1);
+      const own = sum(parts) * coverage * naming + (boost?.score ?? 0);
       const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
       hit.explain = {
         match: hit.match,
@@ -609,6 +635,8 @@ export class ToolIndex {
         ...(boost ? { context: boost } : {}),
         unit,
         ...(penalty.absent.length > 0 ? { absent: { services: penalty.absent, factor } } : {}),
+        ...(coverage !== 1 ? { coverage } : {}),
+        ...(naming !== 1 ? { naming } : {}),
         ...(hit.gate !== undefined ? { gate: hit.gate } : {}),
       };
     });
@@ -643,19 +671,19 @@ export class ToolIndex {
   }
 }
 
+/** The query's words the catalog knows (an idf above 0), with their bits: what coverage and naming weigh. */
+function knownWords(terms: readonly QueryTerm[], store: PostingsStore): KnownWord[] {
+  return terms
+    .filter((t) => t.word && t.bits)
+    .map((t) => ({ bits: t.bits!, info: idfOf(store, t.term) }))
+    .filter((w) => w.info > 0);
+}
+
 /**
  * A short query's coverage by a tool (see SHORT_QUERY_WORDS) as a factor of its score: 1 for a longer query, or
  * for one the catalog knows no word of.
  */
-function coverage(
-  terms: readonly QueryTerm[],
-  store: PostingsStore,
-  tuning: Tuning,
-): (wordBits: number, synonymBits: number) => number {
-  const known = terms
-    .filter((t) => t.word && t.bits)
-    .map((t) => ({ bits: t.bits!, info: idfOf(store, t.term) }))
-    .filter((w) => w.info > 0);
+function coverage(known: readonly KnownWord[], tuning: Tuning): (wordBits: number, synonymBits: number) => number {
   const total = known.reduce((sum, w) => sum + w.info, 0);
   if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
   return (wordBits, synonymBits) => {

@@ -16,7 +16,10 @@ const pages = [
   tool("slack", "post_message", "Post a message to a Slack channel"),
   tool("files", "read_file", "Read a file from disk"),
 ];
-const open = { limit: 5, threshold: THRESHOLD, explain: true } as const;
+// The operation rule alone: a tool's naming factor (naming.ts) changes ranks and puts the score without it in `gate`,
+// never a decision (test/search/naming.test.ts), so it is off here to read each gate as score x OPERATION_SHARE.
+const alone = { ...DEFAULT_TUNING, nameCoverage: 0 };
+const open = { limit: 5, threshold: THRESHOLD, explain: true, tuning: alone } as const;
 
 describe("operations the catalog lacks", () => {
   it("answers no match when no tool holds the operation a short query asks for, and says why", () => {
@@ -51,23 +54,25 @@ describe("operations the catalog lacks", () => {
     expect(OPERATION_WORDS.has(analyze("get")[0]!)).toBe(false);
     expect(index.answer("confluence page", open).hits[0]?.id).toMatch(/^confluence::/);
     const long = "please delete the confluence page about the old onboarding process we wrote last year";
-    const hits = index.answer(long, { limit: 5, threshold: 0 }).hits;
+    const hits = index.answer(long, { limit: 5, threshold: 0, tuning: alone }).hits;
     expect(hits[0]?.id).toMatch(/^confluence::/);
     expect(hits.every((h) => h.gate === undefined)).toBe(true);
     // The same operation in four words is judged: the tools that hold no `delete` carry a gate.
-    expect(index.answer("delete confluence onboarding page", { limit: 5, threshold: 0 }).hits[0]?.gate).toBeDefined();
+    expect(
+      index.answer("delete confluence onboarding page", { limit: 5, threshold: 0, tuning: alone }).hits[0]?.gate,
+    ).toBeDefined();
   });
 
   it("ranks exactly as without the gate: only the no-match decision changes", () => {
     const index = ToolIndex.fromTools(pages);
     for (const query of ["delete a confluence page", "archive a slack channel", "close a github issue"]) {
-      const gated = index.answer(query, { limit: 5, threshold: 0 }).hits.map((h) => [h.id, h.score]);
+      const gated = index.answer(query, { limit: 5, threshold: 0, tuning: alone }).hits.map((h) => [h.id, h.score]);
       const ungated = index
-        .answer(query, { limit: 5, threshold: 0, tuning: { ...DEFAULT_TUNING, operationShare: 1 } })
+        .answer(query, { limit: 5, threshold: 0, tuning: { ...alone, operationShare: 1 } })
         .hits.map((h) => [h.id, h.score]);
       expect(gated).toEqual(ungated);
       const unscoped = index
-        .answer(query, { limit: 5, threshold: 0, tuning: { ...DEFAULT_TUNING, operationService: false } })
+        .answer(query, { limit: 5, threshold: 0, tuning: { ...alone, operationService: false } })
         .hits.map((h) => [h.id, h.score]);
       expect(gated).toEqual(unscoped);
     }
@@ -95,7 +100,7 @@ describe("operations the catalog lacks", () => {
       expect(discord.gate).toBeCloseTo(discord.score * OPERATION_SHARE, 12);
       expect(discord.explain?.gate).toBe(discord.gate);
       // Without the rule, Discord's tool would have answered a request for Slack.
-      const off = { ...open, tuning: { ...DEFAULT_TUNING, operationService: false } };
+      const off = { ...open, tuning: { ...alone, operationService: false } };
       expect(index.answer("delete a slack message", off).hits.map((h) => h.id)).toContain("discord::delete_message");
     });
 
@@ -108,7 +113,7 @@ describe("operations the catalog lacks", () => {
       // A service the query does not name scopes nothing; neither does a query without an operation.
       expect(index.answer("delete a discord message", open).hits[0]?.id).toBe("discord::delete_message");
       expect(index.answer("delete a chat message", open).hits[0]?.id).toBe("discord::delete_message");
-      const reading = index.answer("slack message history", { limit: 5, threshold: 0 }).hits;
+      const reading = index.answer("slack message history", { limit: 5, threshold: 0, tuning: alone }).hits;
       expect(reading.every((h) => h.gate === undefined)).toBe(true);
     });
 

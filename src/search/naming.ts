@@ -1,0 +1,40 @@
+/**
+ * Tools that name what a short query asks for rank above tools that only mention it.
+ *
+ * A tool's name (and title, server, keywords) says what it does; its description and parameters also mention what
+ * it works with. In "open a PR", `list_pull_requests` holds `open` (its `state` parameter) and `pull request`, while
+ * `create_pull_request` names the operation the user meant (`open` → `create` through the thesaurus) and the object:
+ * by BM25F alone the lister wins. In a query of at most NAMING_QUERY_WORDS words, a tool's score is multiplied by
+ * 1 + NAME_COVERAGE × the share of the words the catalog knows (by idf) its naming fields hold, itself or through a
+ * synonym.
+ *
+ * Ranking only: the no-match decision is taken on the score without the factor (the hit's `gate`), so whether a query
+ * matched anything is the same with it or without it. Chosen with `npm run eval` (docs/quality.md, "Names that say
+ * what was asked").
+ */
+
+/** How much naming every known word of a short query raises a tool's score: up to × (1 + NAME_COVERAGE). */
+export const NAME_COVERAGE = 0.5;
+
+/** Queries of at most this many words say one thing, which a tool's name can say too (operations.ts: the same). */
+export const NAMING_QUERY_WORDS = 4;
+
+/** A known word of the query: its bit (QueryTerm.bits) and its idf in the catalog. */
+export interface KnownWord {
+  bits: number;
+  info: number;
+}
+
+/**
+ * The factor of a tool whose naming fields hold the query words `nameBits` (own or through a synonym), for a query
+ * of `words` distinct words: 1 for a longer query, one without known words, or a weight of 0.
+ */
+export function namingFactor(known: readonly KnownWord[], words: number, weight: number): (nameBits: number) => number {
+  if (weight === 0 || known.length === 0 || words > NAMING_QUERY_WORDS) return () => 1;
+  const total = known.reduce((sum, w) => sum + w.info, 0);
+  return (nameBits) => {
+    let named = 0;
+    for (const w of known) if (nameBits & w.bits) named += w.info;
+    return 1 + (weight * named) / total;
+  };
+}

@@ -1,0 +1,64 @@
+/** Names that say what was asked: a short query ranks the tools naming its words first; the decision is unchanged. */
+import { describe, expect, it } from "vitest";
+import { NAME_COVERAGE, NAMING_QUERY_WORDS } from "../../src/search/naming.ts";
+import { DEFAULT_TUNING, passing, ToolIndex } from "../../src/search/tool-index.ts";
+import { mcpCatalog, mcpQueries, tool } from "./fixtures.ts";
+
+const THRESHOLD = 1.5;
+const unnamed = { ...DEFAULT_TUNING, nameCoverage: 0 };
+const pulls = [
+  tool("github", "list_pull_requests", "List the pull requests of a repository"),
+  tool("github", "create_pull_request", "Create a new pull request in a repository"),
+  tool("github", "get_file_contents", "Get the contents of a file in a repository"),
+];
+
+describe("names that say what was asked", () => {
+  it("ranks the tool whose name holds a short query's words, through a synonym, above one that mentions them", () => {
+    const index = ToolIndex.fromTools(mcpCatalog);
+    // In the catalog of 754 real tools, by BM25F alone another tool comes first; the right one names the request:
+    // `create_record` says the operation ("add" reaches `create` through the thesaurus) and the object (a row is a
+    // record); `slack_get_thread_replies` says "thread" and "replies".
+    for (const [query, right] of [
+      ["add a row to airtable", "airtable::create_record"],
+      ["read the replies in a slack thread", "slack::slack_get_thread_replies"],
+    ]) {
+      const plain = index.answer(query!, { limit: 10, threshold: 0, tuning: unnamed }).hits;
+      expect(plain[0]?.id).not.toBe(right);
+      const named = index.answer(query!, { limit: 3, threshold: 0, explain: true }).hits;
+      expect(named[0]?.id).toBe(right);
+      const factor = named[0]!.explain!.naming!;
+      expect(factor).toBeGreaterThan(1);
+      expect(factor).toBeLessThanOrEqual(1 + NAME_COVERAGE);
+      // It ranks by its score; the decision takes the score it had without the factor.
+      expect(named[0]!.gate).toBeLessThan(named[0]!.score);
+      expect(named[0]!.gate).toBeCloseTo(plain.find((h) => h.id === right)!.score, 9);
+      expect(named[0]!.explain!.gate).toBe(named[0]!.gate);
+    }
+  });
+
+  it("leaves longer queries as they were", () => {
+    const index = ToolIndex.fromTools(pulls);
+    const query = "please open a new pull request for the branch I just pushed to the repository";
+    expect(query.split(" ").length).toBeGreaterThan(NAMING_QUERY_WORDS);
+    const scores = (tuning = DEFAULT_TUNING) =>
+      index.answer(query, { limit: 5, threshold: 0, explain: true, tuning }).hits.map((h) => [h.id, h.score]);
+    expect(scores()).toEqual(scores(unnamed));
+    const hits = index.answer(query, { limit: 5, threshold: 0, explain: true }).hits;
+    expect(hits.every((h) => h.explain?.naming === undefined && h.gate === undefined)).toBe(true);
+  });
+
+  it("changes no no-match decision: every query of our keyword set matches or not as without it", () => {
+    const index = ToolIndex.fromTools(mcpCatalog);
+    let reordered = 0;
+    for (const query of mcpQueries) {
+      const withNames = index.answer(query, { limit: 10, threshold: 0 }).hits;
+      const without = index.answer(query, { limit: 10, threshold: 0, tuning: unnamed }).hits;
+      expect(passing(withNames, THRESHOLD).length > 0).toBe(passing(without, THRESHOLD).length > 0);
+      // Each tool counts in the decision for what it counted without the factor.
+      const decides = new Map(without.map((h) => [h.id, h.gate ?? h.score]));
+      for (const h of withNames) if (decides.has(h.id)) expect(h.gate ?? h.score).toBeCloseTo(decides.get(h.id)!, 9);
+      if (withNames[0]?.id !== without[0]?.id) reordered++;
+    }
+    expect(reordered).toBeGreaterThan(0); // it does change rankings
+  });
+});
