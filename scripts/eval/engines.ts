@@ -13,9 +13,12 @@ import { FIELDS } from "../../src/catalog/fields.ts";
 import { toSearchDocument, type SearchDocument } from "../../src/search/document.ts";
 import { DEFAULT_BM25F } from "../../src/search/ranker.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
-import { ToolIndex, type Hit } from "../../src/search/tool-index.ts";
+import { DEFAULT_TUNING, ToolIndex, type Hit } from "../../src/search/tool-index.ts";
 import type { ServiceTool } from "./dataset.ts";
 import { DEPTH } from "./metrics.ts";
+
+/** The hits the service weighs before it decides whether anything matched (its candidate pool). */
+export const DECISION_POOL = DEFAULT_TUNING.candidates;
 
 /** One ranked answer, best first: eval ids with the service's score and match kind (peers: "terms"). */
 export interface Ranked {
@@ -45,8 +48,10 @@ export function ours(rows: readonly ToolRow[], evalIds: ReadonlyMap<string, stri
     name: "tool-search",
     thresholded: true,
     search(query) {
-      // Threshold 0 keeps every hit; the evaluation applies thresholds afterwards with the same rule.
-      const hits = index.search(query, { limit: DEPTH, threshold: 0 });
+      // Threshold 0 keeps every hit; the evaluation applies thresholds afterwards with the same rule, over the whole
+      // pool the service decides on (a hit below the first DEPTH may open the list: ranks are boosted by names,
+      // decisions are not, naming.ts), and scores the first DEPTH of what passes.
+      const hits = index.search(query, { limit: DECISION_POOL, threshold: 0 });
       return {
         hits: hits.map((h) => ({
           id: evalIds.get(h.id)!,

@@ -27,7 +27,7 @@ import {
 import { passing, ToolIndex } from "../../src/search/tool-index.ts";
 import { toolId } from "../../src/catalog/tool.ts";
 import { clientQuery, loadSet, toServiceTools, type EvalQuery, type EvalSet, type ServiceTool } from "./dataset.ts";
-import { toRows } from "./engines.ts";
+import { DECISION_POOL, toRows } from "./engines.ts";
 import { DEPTH, queryMetrics, summarize } from "./metrics.ts";
 import { Progress } from "./progress.ts";
 import { request, uploadTenant, type HttpTenant } from "./http.ts";
@@ -134,16 +134,19 @@ function learnInProcess(
   const day = dayOf(Date.now());
   const run = () =>
     heldOut.map((q) =>
-      passing(index.search(clientQuery(q.query), { limit: DEPTH, threshold: 0, day }), threshold).map((h) => ({
-        id: evalIds.get(h.id)!,
-        score: h.score,
-      })),
+      passing(index.search(clientQuery(q.query), { limit: DECISION_POOL, threshold: 0, day }), threshold)
+        .slice(0, DEPTH)
+        .map((h) => ({
+          id: evalIds.get(h.id)!,
+          score: h.score,
+        })),
     );
   const before = run();
   const irrelevant = set.irrelevant.map((q) => clientQuery(q.query));
   const noMatch = () =>
-    irrelevant.filter((q) => passing(index.search(q, { limit: DEPTH, threshold: 0, day }), threshold).length === 0)
-      .length / Math.max(irrelevant.length, 1);
+    irrelevant.filter(
+      (q) => passing(index.search(q, { limit: DECISION_POOL, threshold: 0, day }), threshold).length === 0,
+    ).length / Math.max(irrelevant.length, 1);
   const noMatchBefore = noMatch();
 
   const learned = new Map<string, LearnedTerm[]>();
