@@ -5,7 +5,8 @@
  * only a search:
  *
  *   - its score reaches `threshold` (tenant setting `suggest_threshold`, default SUGGEST_THRESHOLD), judged by its
- *     `gate` when it lacks a short message's operation (operations.ts), as search's no-match decision is;
+ *     `gate` when it has one (a short message's operation it lacks, operations.ts; the score without its naming
+ *     factor, naming.ts), as search's no-match decision is;
  *   - it is nearly as good as the best tool (at least NEAR_BEST of its score): suggestions are the clear winners,
  *     not the next few of a list;
  *   - it holds at least one of the message's own words (a tool reached only through synonyms is not suggested);

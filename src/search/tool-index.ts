@@ -200,8 +200,7 @@ interface Explanation {
   coverage?: number;
   /** The factor the tool's name earned in a short query (naming.ts): it ranks by it, the decision is without it. */
   naming?: number;
-  /** What the hit counted for in the no-match decision, when it lacks the query's operation or the message asks only
-   * for a reply (`Hit.gate`). */
+  /** What the hit counted for in the no-match decision, when less than its score (`Hit.gate`). */
   gate?: number;
 }
 
