@@ -522,10 +522,11 @@ export class ToolIndex {
       (i) => ids[i - 1]!,
       usage,
     );
-    const words = canName(terms) ? terms.filter((t) => t.word).length : 0;
+    const wordCount = terms.filter((t) => t.word).length;
+    const words = canName(terms) ? wordCount : 0;
     const known = knownWords(terms, store);
     const cover = coverage(known, tuning);
-    const naming = namingFactor(known, terms.filter((t) => t.word).length, tuning.nameCoverage);
+    const naming = namingFactor(known, wordCount, tuning.nameCoverage);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
