@@ -159,4 +159,11 @@ export const CHOICES: Choice[] = [
     [variant("off", { tuning: { operationService: false } }), variant("on", { tuning: { operationService: true } })],
     true,
   ),
+  choice(
+    "operation words used as nouns",
+    "off",
+    DEFAULT_TUNING.operationNouns ? "on" : "off",
+    [variant("off", { tuning: { operationNouns: false } }), variant("on", { tuning: { operationNouns: true } })],
+    true,
+  ),
 ];

@@ -43,3 +43,35 @@ export const OPERATION_QUERY_WORDS = 4;
 
 /** Whether a short operation query's named service counts too: a tool of no service it names lacks the operation. */
 export const OPERATION_SERVICE = true;
+
+/**
+ * Whether an operation word the query uses only as a noun is no operation: "air quality before my run" asks for
+ * no run, "announce the launch on discord" for no launch, and "refund an order in shopify" asks for a refund, not an
+ * order (`nounOnly`).
+ */
+export const OPERATION_NOUNS = true;
+
+/** Words after which a word names a thing, not an action: determiners and possessives ("my run", "the launch"). */
+const DETERMINERS: ReadonlySet<string> = new Set(
+  "a an the my your our their his her its this that these those every each any some no".split(" "),
+);
+
+/**
+ * The operation words a query uses only as nouns: each time right after a determiner or a possessive. Read on the
+ * query as written, since analysis drops those words; a word used once as a verb ("order the book I ordered") is an
+ * operation.
+ */
+export function nounOnly(query: string, analyze: (text: string) => string[]): ReadonlySet<string> {
+  const raw = query
+    .toLowerCase()
+    .split(/[^a-z0-9']+/)
+    .filter(Boolean);
+  const asVerb = new Set<string>();
+  const asNoun = new Set<string>();
+  raw.forEach((word, i) => {
+    const term = analyze(word)[0];
+    if (term === undefined || !OPERATION_WORDS.has(term)) return;
+    (i > 0 && DETERMINERS.has(raw[i - 1]!) ? asNoun : asVerb).add(term);
+  });
+  return new Set([...asNoun].filter((t) => !asVerb.has(t)));
+}

@@ -20,7 +20,14 @@ import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from ".
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
 import { type KnownWord, NAME_COVERAGE, namingFactor } from "./naming.ts";
-import { OPERATION_QUERY_WORDS, OPERATION_SERVICE, OPERATION_SHARE, OPERATION_WORDS } from "./operations.ts";
+import {
+  nounOnly,
+  OPERATION_NOUNS,
+  OPERATION_QUERY_WORDS,
+  OPERATION_SERVICE,
+  OPERATION_SHARE,
+  OPERATION_WORDS,
+} from "./operations.ts";
 import {
   docsHoldingAll,
   documentFrequency,
@@ -128,6 +135,8 @@ export interface Tuning {
   operationShare: number;
   /** Whether a short operation query's named service counts too: another service's tool lacks it (operations.ts). */
   operationService: boolean;
+  /** Whether an operation word used only as a noun ("before my run") is no operation (operations.ts). */
+  operationNouns: boolean;
   /** How much naming a short query's words raises a tool's rank: score * (1 + weight * share) (naming.ts). */
   nameCoverage: number;
 }
@@ -172,6 +181,7 @@ export const DEFAULT_TUNING: Tuning = {
   coverageExponent: COVERAGE_EXPONENT,
   operationShare: OPERATION_SHARE,
   operationService: OPERATION_SERVICE,
+  operationNouns: OPERATION_NOUNS,
   nameCoverage: NAME_COVERAGE,
 };
 
@@ -549,7 +559,7 @@ export class ToolIndex {
     );
     const scored = (id: string, own: number) =>
       unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
-    const lacksOperation = operationCheck(terms, tuning, () =>
+    const lacksOperation = operationCheck(terms, query, this.analyzers.words, tuning, () =>
       presentServices(sequence, (name) => docsHoldingAll(store, name), this.serviceNames()),
     );
     const gated = new Set(
@@ -698,18 +708,25 @@ function coverage(known: readonly KnownWord[], tuning: Tuning): (wordBits: numbe
 
 /**
  * Whether a candidate answers another request than a short query's operation (operations.ts): it holds none of the
- * query's operation words (its own or through their synonyms), or, with `operationService`, the query names a service
+ * query's operation words (its own or through their synonyms; with `operationNouns`, not those the query uses only as
+ * nouns), or, with `operationService`, the query names a service
  * the catalog has (`present`, asked only for such queries) and the candidate is none of that service's tools. Never
  * for a longer query, one without operation words, or a share of 1.
  */
 function operationCheck(
   terms: readonly QueryTerm[],
-  tuning: Pick<Tuning, "operationShare" | "operationService">,
+  query: string,
+  analyze: (text: string) => string[],
+  tuning: Pick<Tuning, "operationShare" | "operationService" | "operationNouns">,
   present: () => { tools: ReadonlySet<number> }[],
 ): (internalId: number, wordBits: number, synonymBits: number) => boolean {
   const words = terms.filter((t) => t.word);
-  const bits = words.filter((t) => OPERATION_WORDS.has(t.term)).reduce((b, t) => b | (t.bits ?? 0), 0);
-  if (tuning.operationShare >= 1 || bits === 0 || words.length > OPERATION_QUERY_WORDS) return () => false;
+  if (tuning.operationShare >= 1 || words.length > OPERATION_QUERY_WORDS) return () => false;
+  const nouns = tuning.operationNouns ? nounOnly(query, analyze) : new Set<string>();
+  const bits = words
+    .filter((t) => OPERATION_WORDS.has(t.term) && !nouns.has(t.term))
+    .reduce((b, t) => b | (t.bits ?? 0), 0);
+  if (bits === 0) return () => false;
   const services = tuning.operationService ? present() : [];
   return (internalId, wordBits, synonymBits) =>
     ((wordBits | synonymBits) & bits) === 0 || services.some((s) => !s.tools.has(internalId));

@@ -1,6 +1,6 @@
 /** Operations the catalog lacks: a short query's operation, held by no tool, makes no match (operations.ts). */
 import { describe, expect, it } from "vitest";
-import { OPERATION_SHARE, OPERATION_WORDS } from "../../src/search/operations.ts";
+import { nounOnly, OPERATION_SHARE, OPERATION_WORDS } from "../../src/search/operations.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
 import { tool } from "./fixtures.ts";
@@ -123,6 +123,52 @@ describe("operations the catalog lacks", () => {
       const answer = ToolIndex.fromTools(bridge).answer("delete a slack message", open);
       expect(answer.hits[0]?.id).toBe("zapier::delete_chat_message");
       expect(answer.hits[0]?.gate).toBeUndefined();
+    });
+  });
+
+  describe("operation words used as nouns", () => {
+    // A read-only shop, a weather service, a chat service that posts.
+    const shop = [
+      tool("shop", "get_order", "Get an order of the shop by its id"),
+      tool("shop", "list_orders", "List the orders of the shop"),
+      tool("weather", "air_quality", "Air quality forecast: pollen, ozone and particulates"),
+      tool("ci", "run_pipeline", "Run a CI pipeline"),
+      tool("chat", "send_message", "Send a message to a channel"),
+    ];
+
+    it("reads an operation word right after a determiner or a possessive as a noun, unless a verb elsewhere", () => {
+      const nouns = (query: string) => [...nounOnly(query, analyze)];
+      expect(nouns("air quality before my run")).toEqual(analyze("run"));
+      expect(nouns("refund an order in the shop")).toEqual(analyze("order"));
+      expect(nouns("Announce THE launch")).toEqual(analyze("launch"));
+      expect(nouns("run the pipeline")).toEqual([]);
+      expect(nouns("order the pizza my friend ordered")).toEqual([]); // a verb once is an operation
+      expect(nouns("order a new order")).toEqual([]);
+    });
+
+    it("answers a short query whose only operation word is a noun on its words, as if it had none", () => {
+      const index = ToolIndex.fromTools(shop);
+      const answer = index.answer("air quality before my run", open);
+      expect(answer.hits[0]).toMatchObject({ id: "weather::air_quality" });
+      expect(answer.hits[0]?.gate).toBeUndefined();
+      // Read as an operation, `run` would leave the forecast to a gate and the query without a match.
+      const asVerb = index.answer("air quality before my run", {
+        ...open,
+        tuning: { ...alone, operationNouns: false },
+      });
+      expect(asVerb.hits).toEqual([]);
+      expect(asVerb.closest[0]?.id).toBe("weather::air_quality");
+      expect(asVerb.closest[0]?.gate).toBeCloseTo(asVerb.closest[0]!.score * OPERATION_SHARE, 12);
+    });
+
+    it("asks for the verb's operation only: a noun that happens to be an operation word does not answer it", () => {
+      const index = ToolIndex.fromTools(shop);
+      // The shop holds orders but refunds nothing: `order` names the thing, `refund` the operation.
+      const refund = index.answer("refund an order in the shop", open);
+      expect(refund.hits).toEqual([]);
+      expect(refund.closest[0]?.id).toMatch(/^shop::/);
+      const asVerb = { ...open, tuning: { ...alone, operationNouns: false } };
+      expect(index.answer("refund an order in the shop", asVerb).hits[0]?.id).toMatch(/^shop::/);
     });
   });
 });
