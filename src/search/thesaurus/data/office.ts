@@ -61,4 +61,11 @@ export const OFFICE: readonly string[] = [
   "# format, general knowledge of office words (a rolodex).",
   "vlookup, xlookup => lookup, formula",
   "rolodex, vcard => contacts",
+  "",
+  "# Round five: forms and their answers. Sources: the Google Forms API (forms.responses), Typeform (responses),",
+  "# Jotform (submissions), Microsoft Forms.",
+  "form responses => submissions, answers",
+  "form submissions => responses, answers",
+  "survey answers, survey results, form entries, form results => responses, submissions",
+  "style cells, format cells, cell formatting, cell style => format range",
 ];
