@@ -112,4 +112,8 @@ export const CLOUD: readonly string[] = [
   "put website online => deploy, hosting",
   "cert expiry, cert expiring, expiring cert, renew cert => certificate expiration, certificate renewal",
   "certificate expiry, ssl expiry => certificate expiration",
+  "",
+  "# Round five: storage tiers. Sources: the S3 API (storage classes: Glacier, Deep Archive; lifecycle transitions),",
+  "# Google Cloud Storage (Nearline, Coldline, Archive classes), Azure Blob Storage (access tiers: cool, archive).",
+  "cold storage, archive tier, archive storage => storage class, lifecycle",
 ];

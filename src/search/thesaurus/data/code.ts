@@ -106,4 +106,13 @@ export const CODE: readonly string[] = [
   "nit => review comment",
   "bump deps, bump dependency, bump package => dependency update, upgrade",
   "monorepo => repository",
+  "",
+  "# Round five: review threads and parallel checkouts. Sources: the GitHub API (pull request review comments, issue",
+  "# comments on a pull request), git worktree (several working trees of one repository), the git manual (git add -A).",
+  "# Left out: who wrote this (git.ts), 'stage' alone (a deployment stage, a pipeline stage), 'add everything' (to a",
+  "# cart, to a list).",
+  "pr conversation, pr discussion, pr thread => review comments, comments",
+  "pr comments => review comments",
+  "parallel checkout, second checkout, another checkout, multiple checkouts => worktree",
+  "stage everything, stage all changes => add, git add",
 ];

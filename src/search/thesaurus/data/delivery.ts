@@ -88,4 +88,11 @@ export const DELIVERY: readonly string[] = [
   "nightly build, nightly run, nightly pipeline => scheduled pipeline, schedule",
   "build minutes, ci minutes, ci credits => usage, usage data",
   "ci usage => usage data",
+  "",
+  "# Round five: deployment logs and flag usage. Sources: the Vercel API (deployment events: build logs), the",
+  "# LaunchDarkly API (code references, flag status, audit log).",
+  "deploy logs, deployment logs => deployment events, build logs",
+  "flag usage, flag references, where flag used => code references, flag status",
+  "flag history, flag changes, flag audit => audit log",
+  "ci cost, ci spend, build costs => usage data, credits",
 ];

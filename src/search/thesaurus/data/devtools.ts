@@ -68,4 +68,7 @@ export const DEVTOOLS: readonly string[] = [
   "jump to def, go to def => definition, find definition",
   "dead code, unused code, unused imports, unused variables => lint",
   "dead code => unused",
+  "",
+  "# Round five: API references. Sources: documentation services (Context7: library docs), language references.",
+  "api reference => documentation, docs",
 ];

@@ -76,4 +76,11 @@ export const SYSTEM: readonly string[] = [
   "app frozen, app froze, app hung, app not responding, program not responding => kill process, force quit",
   "stdout, stderr => output, command output",
   "exit code => exit status, status",
+  "",
+  "# Round five: an agent's memory as a whole, and stopping what a shell runs. Sources: the memory MCP server",
+  "# (read_graph, open_nodes), the desktop and terminal MCP servers (force_terminate, kill_process).",
+  "# Left out: terminate as a target (stems like terminal, general.ts).",
+  "everything you remember => read graph, memory",
+  "all memories, whole memory, entire memory, dump memory => read graph",
+  "stop command, kill command, cancel command, abort command => kill process, stop process",
 ];
