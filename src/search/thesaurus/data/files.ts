@@ -112,4 +112,8 @@ export const FILES: readonly string[] = [
   "nested folder => directory",
   "edit access, view access, edit rights, view only access, read only access => permission, role",
   "dotfiles, dot files => configuration files, hidden files",
+  "",
+  "# Round five: drives. Sources: the Google Drive API (shared drives, formerly team drives), Microsoft Graph",
+  "# (drives).",
+  "team drive, shared drive",
 ];

@@ -60,4 +60,7 @@ export const FINANCE: readonly string[] = [
   "# data APIs (market status, movers; exchange rates).",
   "how's the market, how are markets => market status, market movers",
   "quid => gbp, pound sterling",
+  "",
+  "# Round five: price history. Sources: market data APIs (historical data: daily open, high, low, close).",
+  "price history => historical data, historical prices",
 ];

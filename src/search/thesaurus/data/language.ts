@@ -63,4 +63,12 @@ export const LANGUAGE: readonly string[] = [
   "reword, wordsmith => rewrite, rephrase",
   "dumb down, plain english, plain language => rewrite, simplify",
   "closed captions => subtitles",
+  "",
+  "# Round five: reasoning and slang. Sources: general knowledge of prompting (step by step, chain of thought), the",
+  "# sequential-thinking MCP server (thoughts, revisions), dictionary and slang APIs (Urban Dictionary: definitions).",
+  "think step by step => reasoning, sequential thinking",
+  "chain of thought => reasoning, sequential thinking, thinking",
+  "think through => reasoning, sequential thinking",
+  "reason through => sequential thinking, thinking",
+  "slang, slang term, slang word => definition, meaning",
 ];

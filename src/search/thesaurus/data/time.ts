@@ -54,4 +54,9 @@ export const TIME: readonly string[] = [
   "time till => date difference",
   "military time, 24 hour clock, 24 hour time => time format, format time",
   "timestamp to date, unix to date, epoch to date => format date, convert timestamp",
+  "",
+  "# Round five: relative times. Sources: date libraries (relative time: '2 hours ago'), Unix time (seconds since",
+  "# 1970-01-01).",
+  "hours ago, minutes ago, days ago, weeks ago => relative time",
+  "since 1970, since epoch => unix time, timestamp",
 ];

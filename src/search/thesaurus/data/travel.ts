@@ -89,4 +89,9 @@ export const TRAVEL: readonly string[] = [
   "ride share, ride hailing => taxi",
   "pills => medication",
   "what's for dinner => recipe, meal ideas",
+  "",
+  "# Round five: the cheapest nights and bed and breakfasts. Sources: hotel price calendars (the cheapest nights),",
+  "# Booking.com property types (bed and breakfast).",
+  "cheapest night, cheapest time to stay, cheapest dates to stay => price calendar, lowest price",
+  "bed and breakfast => hotel, accommodation",
 ];

@@ -74,4 +74,11 @@ export const WEATHER: readonly string[] = [
   "daybreak, first light => sunrise",
   "nightfall => sunset",
   "# Left out: dawn and dusk alone (a name; a browser-testing tool): daybreak, first light and nightfall map.",
+  "",
+  "# Round five: rain tomorrow and forecast spread. Sources: the Open-Meteo APIs (air quality: pollen; marine;",
+  "# ensemble forecasts), general knowledge of how people ask about rain.",
+  "will it rain, going to rain, gonna rain, will it snow, going to snow => forecast, precipitation",
+  "pollen => air quality",
+  "surf conditions => marine forecast, marine weather",
+  "forecast uncertainty, forecast spread, forecast confidence, model spread => ensemble forecast",
 ];

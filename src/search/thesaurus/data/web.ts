@@ -73,4 +73,12 @@ export const WEB: readonly string[] = [
   "ping site, ping website, ping url => uptime, http status",
   "grab webpage, grab html => fetch url, fetch html",
   "# Left out: grab page ('grab the next page of results'): only a webpage or its HTML map.",
+  "",
+  "# Round five: papers and sites. Sources: PubMed E-utilities and Europe PMC (related articles: similar, citing,",
+  "# references; full text), Semantic Scholar (citations), site crawlers (site maps).",
+  "full text, fulltext",
+  "related papers, related articles => find related",
+  "similar papers, similar articles => find related, related",
+  "citing articles, cited by, who cites => citations",
+  "site structure, website structure, site layout => sitemap, map",
 ];
