@@ -1,13 +1,14 @@
 /**
  * Checks our evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind{,2}, eval/mcp-requests, eval/mcp-requests-blind,
- * eval/mcp-requests-long) from the command line:
+ * eval/mcp-requests-long, eval/mcp-keyword-fresh) from the command line:
  *
  *   npx node scripts/eval-sets/check.ts [--help]
  *
  * The rules are those of scripts/eval-sets/sets.ts (the test suite runs the same ones in
  * test/eval/sets.test.ts): every gold id is a tool of tools.jsonl, categories are known, the counts
  * meet the minimums, no query text repeats, absent and irrelevant queries have empty gold; and
- * tools.jsonl is exactly what eval/mcp/servers/*.json give. Prints the counts; exits 1 on a problem.
+ * tools.jsonl is exactly what eval/mcp/servers/*.json give (eval/mcp-keyword-fresh's: what eval/mcp-fresh/servers
+ * give). Prints the counts; exits 1 on a problem.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -22,8 +23,8 @@ if (process.argv.includes("--help")) {
   console.log(
     "Usage: npx node scripts/eval-sets/check.ts\n\n" +
       "Validates eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-keyword-blind2, eval/mcp-requests, " +
-      "eval/mcp-requests-blind and " +
-      "eval/mcp-requests-long; exit code 1 on any problem.",
+      "eval/mcp-requests-blind, " +
+      "eval/mcp-requests-long and eval/mcp-keyword-fresh; exit code 1 on any problem.",
   );
   process.exit(0);
 }
@@ -45,17 +46,29 @@ const report = checkSets({
   longTools: read("mcp-requests-long/tools.jsonl"),
   longQueries: read("mcp-requests-long/queries.jsonl"),
   longIrrelevant: read("mcp-requests-long/irrelevant.jsonl"),
+  freshTools: read("mcp-keyword-fresh/tools.jsonl"),
+  freshQueries: read("mcp-keyword-fresh/queries.jsonl"),
 });
-const fixtures = readdirSync(join(EVAL, "mcp/servers"))
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => JSON.parse(read(join("mcp/servers", f))) as Fixture);
-if (catalogJsonl(fixtures) !== read("mcp-keyword/tools.jsonl")) {
-  report.problems.push(
-    "mcp-keyword/tools.jsonl is not what eval/mcp/servers gives: run scripts/eval-sets/build-catalog.ts",
-  );
+for (const [fixturesDir, catalog, build] of [
+  ["mcp/servers", "mcp-keyword/tools.jsonl", ""],
+  [
+    "mcp-fresh/servers",
+    "mcp-keyword-fresh/tools.jsonl",
+    " --from eval/mcp-fresh/servers --out eval/mcp-keyword-fresh/tools.jsonl",
+  ],
+] as const) {
+  const fixtures = readdirSync(join(EVAL, fixturesDir))
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => JSON.parse(read(join(fixturesDir, f))) as Fixture);
+  if (catalogJsonl(fixtures) !== read(catalog)) {
+    report.problems.push(
+      `${catalog} is not what eval/${fixturesDir} gives: run scripts/eval-sets/build-catalog.ts${build}`,
+    );
+  }
 }
 
 console.log(`catalog: ${report.tools} tools of ${report.servers} servers`);
+console.log(`fresh catalog: ${report.freshTools} tools of ${report.freshServers} servers`);
 for (const [file, counts] of Object.entries(report.counts)) {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   console.log(

@@ -1,6 +1,7 @@
 /**
  * The rules our own evaluation sets (eval/mcp-keyword, eval/mcp-keyword-blind, eval/mcp-keyword-blind2,
- * eval/mcp-requests, eval/mcp-requests-blind, eval/mcp-requests-long) must keep, as
+ * eval/mcp-requests, eval/mcp-requests-blind, eval/mcp-requests-long, and eval/mcp-keyword-fresh over its own catalog)
+ * must keep, as
  * pure functions over the files' text, so that the same checks run in the test suite (test/eval/sets.test.ts, files
  * imported with `?raw`) and from the command line (scripts/eval-sets/check.ts, files read from disk).
  */
@@ -180,6 +181,9 @@ export interface SetFiles {
   longTools: string;
   longQueries: string;
   longIrrelevant: string;
+  /** The fresh keyword set's catalog (other servers: eval/mcp-fresh) and its queries. */
+  freshTools: string;
+  freshQueries: string;
 }
 
 export interface SetReport {
@@ -188,6 +192,9 @@ export interface SetReport {
   counts: Record<string, Record<string, number>>;
   tools: number;
   servers: number;
+  /** The fresh set's catalog. */
+  freshTools: number;
+  freshServers: number;
 }
 
 function countBy(queries: SetQuery[]): Record<string, number> {
@@ -212,10 +219,18 @@ export function checkSets(files: SetFiles): SetReport {
   }
   const toolIds = new Set(tools.map((t) => t.id));
 
-  // Each query file is parsed and checked against its own rules.
-  const queryFile = (text: string, rules: QueryRules) => {
+  // The fresh keyword set has a catalog of its own, from other servers.
+  const fresh = parseJsonl<SetTool>(files.freshTools, "mcp-keyword-fresh/tools.jsonl", problems);
+  problems.push(...checkTools(fresh, "mcp-keyword-fresh/tools.jsonl"));
+  const freshServers = new Set(fresh.map((t) => t.server));
+  for (const server of new Set(tools.map((t) => t.server)))
+    if (freshServers.has(server))
+      problems.push(`mcp-keyword-fresh/tools.jsonl: server ${server} is in mcp-keyword too`);
+
+  // Each query file is parsed and checked against its own rules (and its catalog's ids).
+  const queryFile = (text: string, rules: QueryRules, ids: ReadonlySet<string> = toolIds) => {
     const queries = parseJsonl<SetQuery>(text, rules.file, problems);
-    problems.push(...checkQueries(queries, toolIds, rules));
+    problems.push(...checkQueries(queries, ids, rules));
     return queries;
   };
   // The keyword sets keep the same rules, with their own shares of the categories.
@@ -228,6 +243,11 @@ export function checkSets(files: SetFiles): SetReport {
   const keyword = queryFile(files.keywordQueries, keywordRules("mcp-keyword/queries.jsonl", KEYWORD_MINIMUMS));
   const blind = queryFile(files.blindQueries, keywordRules("mcp-keyword-blind/queries.jsonl", BLIND_MINIMUMS));
   const blind2 = queryFile(files.blind2Queries, keywordRules("mcp-keyword-blind2/queries.jsonl", BLIND_MINIMUMS));
+  const freshQueries = queryFile(
+    files.freshQueries,
+    keywordRules("mcp-keyword-fresh/queries.jsonl", BLIND_MINIMUMS),
+    new Set(fresh.map((t) => t.id)),
+  );
   // The two request sets keep the same rules too: a single request names one tool, a multi request two or three;
   // their irrelevant.jsonl holds messages that need none.
   type Minimums = [Record<string, number>, number];
@@ -289,6 +309,7 @@ export function checkSets(files: SetFiles): SetReport {
       "mcp-keyword/queries.jsonl": countBy(keyword),
       "mcp-keyword-blind/queries.jsonl": countBy(blind),
       "mcp-keyword-blind2/queries.jsonl": countBy(blind2),
+      "mcp-keyword-fresh/queries.jsonl": countBy(freshQueries),
       "mcp-requests/queries.jsonl": countBy(requests),
       "mcp-requests/irrelevant.jsonl": countBy(irrelevant),
       "mcp-requests-blind/queries.jsonl": countBy(blindRequests),
@@ -298,5 +319,7 @@ export function checkSets(files: SetFiles): SetReport {
     },
     tools: tools.length,
     servers: new Set(tools.map((t) => t.server)).size,
+    freshTools: fresh.length,
+    freshServers: freshServers.size,
   };
 }

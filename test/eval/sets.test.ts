@@ -3,6 +3,8 @@ import blindQueries from "../../eval/mcp-keyword-blind/queries.jsonl?raw";
 import blindTools from "../../eval/mcp-keyword-blind/tools.jsonl?raw";
 import blind2Queries from "../../eval/mcp-keyword-blind2/queries.jsonl?raw";
 import blind2Tools from "../../eval/mcp-keyword-blind2/tools.jsonl?raw";
+import freshQueries from "../../eval/mcp-keyword-fresh/queries.jsonl?raw";
+import freshTools from "../../eval/mcp-keyword-fresh/tools.jsonl?raw";
 import keywordQueries from "../../eval/mcp-keyword/queries.jsonl?raw";
 import keywordTools from "../../eval/mcp-keyword/tools.jsonl?raw";
 import requestIrrelevant from "../../eval/mcp-requests/irrelevant.jsonl?raw";
@@ -20,6 +22,9 @@ import { checkQueries, checkSets, checkTools, type SetQuery, type SetTool } from
 
 const fixtures = Object.values(
   import.meta.glob("../../eval/mcp/servers/*.json", { import: "default", eager: true }),
+) as Fixture[];
+const freshFixtures = Object.values(
+  import.meta.glob("../../eval/mcp-fresh/servers/*.json", { import: "default", eager: true }),
 ) as Fixture[];
 
 describe("our MCP evaluation sets", () => {
@@ -39,6 +44,8 @@ describe("our MCP evaluation sets", () => {
     longTools,
     longQueries,
     longIrrelevant,
+    freshTools,
+    freshQueries,
   });
 
   it("keep every rule: gold ids known, known categories, counts, no repeated text, empty gold for absent", () => {
@@ -48,11 +55,19 @@ describe("our MCP evaluation sets", () => {
   it("are built on the server fixtures: tools.jsonl is exactly what eval/mcp/servers gives", () => {
     expect(fixtures.length).toBe(report.servers);
     expect(catalogJsonl(fixtures)).toBe(keywordTools);
+    // The fresh set's catalog, from other servers, likewise.
+    expect(freshFixtures.length).toBe(report.freshServers);
+    expect(catalogJsonl(freshFixtures)).toBe(freshTools);
   });
 
   it("spread the queries over the servers: every server has gold in some keyword query, in each keyword set", () => {
-    const servers = new Set(fixtures.map((f) => f.server));
-    for (const queries of [keywordQueries, blindQueries, blind2Queries]) {
+    for (const [catalog, queries] of [
+      [fixtures, keywordQueries],
+      [fixtures, blindQueries],
+      [fixtures, blind2Queries],
+      [freshFixtures, freshQueries],
+    ] as const) {
+      const servers = new Set(catalog.map((f) => f.server));
       const covered = new Set(
         queries
           .split("\n")
