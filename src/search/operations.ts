@@ -58,8 +58,8 @@ const DETERMINERS: ReadonlySet<string> = new Set(
 
 /**
  * The operation words a query uses only as nouns: each time right after a determiner or a possessive. Read on the
- * query as written, since analysis drops those words; a word used once as a verb ("order the book I ordered") is an
- * operation.
+ * query as written, since analysis drops those words; a word used once as a verb ("order the pizza my friend
+ * ordered") is an operation.
  */
 export function nounOnly(query: string, analyze: (text: string) => string[]): ReadonlySet<string> {
   const raw = query
