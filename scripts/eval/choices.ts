@@ -160,7 +160,7 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
-    "operation words used as nouns",
+    "operation words used as nouns or states",
     "off",
     DEFAULT_TUNING.operationNouns ? "on" : "off",
     [variant("off", { tuning: { operationNouns: false } }), variant("on", { tuning: { operationNouns: true } })],

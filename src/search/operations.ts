@@ -45,9 +45,9 @@ export const OPERATION_QUERY_WORDS = 4;
 export const OPERATION_SERVICE = true;
 
 /**
- * Whether an operation word the query uses only as a noun is no operation: "air quality before my run" asks for
- * no run, "announce the launch on discord" for no launch, and "refund an order in shopify" asks for a refund, not an
- * order (`nounOnly`).
+ * Whether an operation word the query never uses to ask for the operation is no operation (`unasked`): "air quality
+ * before my run" asks for no run, "announce the launch on discord" for no launch, "refund an order in shopify" for a
+ * refund, not an order, and "which campaigns are running" or "merged pull requests" for no run or merge.
  */
 export const OPERATION_NOUNS = true;
 
@@ -56,22 +56,28 @@ const DETERMINERS: ReadonlySet<string> = new Set(
   "a an the my your our their his her its this that these those every each any some no".split(" "),
 );
 
+/** Forms of "be": after one, a verb describes a state ("is running", "were merged"), it does not ask for it. */
+const BE: ReadonlySet<string> = new Set("am is are was were be been being".split(" "));
+
 /**
- * The operation words a query uses only as nouns: each time right after a determiner or a possessive. Read on the
- * query as written, since analysis drops those words; a word used once as a verb ("order the pizza my friend
- * ordered") is an operation.
+ * The operation words a query uses only in ways that ask for no operation: as a noun (right after a determiner or a
+ * possessive), as a state (right after a form of "be"), or as a participle ("merged", "closed", "deleted": a filter,
+ * never an imperative). Read on the query as written, since analysis drops those words and endings; a word used
+ * once as a verb ("order the pizza my friend ordered") is an operation.
  */
-export function nounOnly(query: string, analyze: (text: string) => string[]): ReadonlySet<string> {
+export function unasked(query: string, analyze: (text: string) => string[]): ReadonlySet<string> {
   const raw = query
     .toLowerCase()
     .split(/[^a-z0-9']+/)
     .filter(Boolean);
-  const asVerb = new Set<string>();
-  const asNoun = new Set<string>();
+  const asked = new Set<string>();
+  const unaskedUses = new Set<string>();
   raw.forEach((word, i) => {
     const term = analyze(word)[0];
     if (term === undefined || !OPERATION_WORDS.has(term)) return;
-    (i > 0 && DETERMINERS.has(raw[i - 1]!) ? asNoun : asVerb).add(term);
+    const before = i > 0 ? raw[i - 1]! : "";
+    const participle = word.length > 4 && word.endsWith("ed");
+    (DETERMINERS.has(before) || BE.has(before) || participle ? unaskedUses : asked).add(term);
   });
-  return new Set([...asNoun].filter((t) => !asVerb.has(t)));
+  return new Set([...unaskedUses].filter((t) => !asked.has(t)));
 }

@@ -222,7 +222,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     for (let at = 0; at < run.length && terms.size < maxTerms; at++) {
       const matches = (rule: SynonymRule) =>
         (rule.phrasal !== undefined) === phrasal &&
-        (phrasal ? rule.key.every((t, i) => run[at + i] === t) : inOrder(rule.key, run, at, slop)) &&
+        (phrasal ? phrasalAt(rule.key, run, at) : inOrder(rule.key, run, at, slop)) &&
         (rule.phrasal?.words ?? rule.key).every((t) => kept.has(t));
       const keyBits = (rule: SynonymRule) => (rule.phrasal?.words ?? rule.key).reduce((b, t) => b | bits.get(t)!, 0);
       const tenant = (options.synonyms?.get(run[at]!) ?? []).filter(matches);
@@ -255,6 +255,24 @@ function expand(
     for (const term of expansion) add(term, weight, via, keyBits);
     if (phraseWeight > 0) for (const phrase of phrases(expansion)) add(phrase, phraseWeight * weight, via, keyBits);
   }
+}
+
+/** Object pronouns a separable phrasal verb may hold between its verb and its particle ("look it up"). */
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(defaultAnalyzeAll("it them him me us"));
+
+/**
+ * Whether a phrasal key occurs in `run` (the query's words as written) from `at` on: its words in a row, or with one
+ * object pronoun after the verb, as English separates phrasal verbs ("look it up", "call them off" say "look up",
+ * "call off"; the analysis drops this, that and their plurals, which then stand nowhere).
+ */
+function phrasalAt(key: readonly string[], run: readonly string[], at: number): boolean {
+  if (key.every((t, i) => run[at + i] === t)) return true;
+  return (
+    key.length > 1 &&
+    run[at] === key[0] &&
+    OBJECT_PRONOUNS.has(run[at + 1] ?? "") &&
+    key.slice(1).every((t, i) => run[at + 2 + i] === t)
+  );
 }
 
 /** Whether `key` occurs in `run` from `at` on, in order, with at most `slop` other terms between its terms in all. */

@@ -21,12 +21,12 @@ import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
 import { type KnownWord, NAME_COVERAGE, namingFactor } from "./naming.ts";
 import {
-  nounOnly,
   OPERATION_NOUNS,
   OPERATION_QUERY_WORDS,
   OPERATION_SERVICE,
   OPERATION_SHARE,
   OPERATION_WORDS,
+  unasked,
 } from "./operations.ts";
 import {
   docsHoldingAll,
@@ -135,7 +135,7 @@ export interface Tuning {
   operationShare: number;
   /** Whether a short operation query's named service counts too: another service's tool lacks it (operations.ts). */
   operationService: boolean;
-  /** Whether an operation word used only as a noun ("before my run") is no operation (operations.ts). */
+  /** Whether an operation word used only as a noun or a state ("before my run", "merged") is none (operations.ts). */
   operationNouns: boolean;
   /** How much naming a short query's words raises a tool's rank: score * (1 + weight * share) (naming.ts). */
   nameCoverage: number;
@@ -709,7 +709,7 @@ function coverage(known: readonly KnownWord[], tuning: Tuning): (wordBits: numbe
 /**
  * Whether a candidate answers another request than a short query's operation (operations.ts): it holds none of the
  * query's operation words (its own or through their synonyms; with `operationNouns`, not those the query uses only as
- * nouns), or, with `operationService`, the query names a service
+ * nouns or states), or, with `operationService`, the query names a service
  * the catalog has (`present`, asked only for such queries) and the candidate is none of that service's tools. Never
  * for a longer query, one without operation words, or a share of 1.
  */
@@ -722,7 +722,7 @@ function operationCheck(
 ): (internalId: number, wordBits: number, synonymBits: number) => boolean {
   const words = terms.filter((t) => t.word);
   if (tuning.operationShare >= 1 || words.length > OPERATION_QUERY_WORDS) return () => false;
-  const nouns = tuning.operationNouns ? nounOnly(query, analyze) : new Set<string>();
+  const nouns = tuning.operationNouns ? unasked(query, analyze) : new Set<string>();
   const bits = words
     .filter((t) => OPERATION_WORDS.has(t.term) && !nouns.has(t.term))
     .reduce((b, t) => b | (t.bits ?? 0), 0);

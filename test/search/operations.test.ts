@@ -1,6 +1,6 @@
 /** Operations the catalog lacks: a short query's operation, held by no tool, makes no match (operations.ts). */
 import { describe, expect, it } from "vitest";
-import { nounOnly, OPERATION_SHARE, OPERATION_WORDS } from "../../src/search/operations.ts";
+import { OPERATION_SHARE, OPERATION_WORDS, unasked } from "../../src/search/operations.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
 import { tool } from "./fixtures.ts";
@@ -126,7 +126,7 @@ describe("operations the catalog lacks", () => {
     });
   });
 
-  describe("operation words used as nouns", () => {
+  describe("operation words used as nouns or states", () => {
     // A read-only shop, a weather service, a chat service that posts.
     const shop = [
       tool("shop", "get_order", "Get an order of the shop by its id"),
@@ -137,13 +137,37 @@ describe("operations the catalog lacks", () => {
     ];
 
     it("reads an operation word right after a determiner or a possessive as a noun, unless a verb elsewhere", () => {
-      const nouns = (query: string) => [...nounOnly(query, analyze)];
+      const nouns = (query: string) => [...unasked(query, analyze)];
       expect(nouns("air quality before my run")).toEqual(analyze("run"));
       expect(nouns("refund an order in the shop")).toEqual(analyze("order"));
       expect(nouns("Announce THE launch")).toEqual(analyze("launch"));
       expect(nouns("run the pipeline")).toEqual([]);
       expect(nouns("order the pizza my friend ordered")).toEqual([]); // a verb once is an operation
       expect(nouns("order a new order")).toEqual([]);
+    });
+
+    it("reads an operation word after a form of 'be', or as a participle, as a state: a filter, not a request", () => {
+      const states = (query: string) => [...unasked(query, analyze)];
+      expect(states("which campaigns are running")).toEqual(analyze("run"));
+      expect(states("merged pull requests")).toEqual(analyze("merge"));
+      expect(states("restore deleted files")).toEqual(analyze("delete")); // restore is asked for, delete is not
+      expect(states("merge the approved pull request")).toEqual(analyze("approve"));
+      expect(states("run the pipeline")).toEqual([]);
+    });
+
+    it("answers a short query for tools in a state on the words that name them, as if it had no operation", () => {
+      const prs = [
+        tool("code", "list_pull_requests", "List the pull requests of a repository, open, closed or merged"),
+        tool("code", "get_pull_request", "Get one pull request of a repository"),
+        tool("files", "read_file", "Read a file from disk"),
+      ];
+      const index = ToolIndex.fromTools(prs);
+      const answer = index.answer("merged pull requests", open);
+      expect(answer.hits[0]).toMatchObject({ id: "code::list_pull_requests" });
+      expect(answer.hits.every((h) => h.gate === undefined)).toBe(true);
+      // Read as the operation, "merged" would gate every tool that cannot merge.
+      const asVerb = index.answer("merged pull requests", { ...open, tuning: { ...alone, operationNouns: false } });
+      expect(asVerb.hits.find((h) => h.id === "code::get_pull_request")?.gate).toBeDefined();
     });
 
     it("answers a short query whose only operation word is a noun on its words, as if it had none", () => {

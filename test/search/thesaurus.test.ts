@@ -145,6 +145,10 @@ describe("compileRules", () => {
     ]);
     expect(expandsTo("spin up a server", "create", new Map([["spin", phrasal]]))).toBe(true);
     expect(expandsTo("spin down a server", "create", new Map([["spin", phrasal]]))).toBe(false);
+    // English separates a phrasal verb around an object pronoun: "spin it up" says "spin up", "spin a server up" not.
+    expect(expandsTo("spin it up", "create", new Map([["spin", phrasal]]))).toBe(true);
+    expect(expandsTo("spin them up again", "create", new Map([["spin", phrasal]]))).toBe(true);
+    expect(expandsTo("spin a server up", "create", new Map([["spin", phrasal]]))).toBe(false);
   });
 
   it("merges keys that analyse alike and drops what adds nothing, with a problem for each", () => {
