@@ -160,6 +160,12 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "compounds the catalog writes as one",
+    "0",
+    here(DEFAULT_TUNING.compoundWeight),
+    [0, 0.5, 0.75, 1].map((weight) => variant(String(weight), { tuning: { compoundWeight: weight } })),
+  ),
+  choice(
     "operation words used as nouns or states",
     "off",
     DEFAULT_TUNING.operationNouns ? "on" : "off",

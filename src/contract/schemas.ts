@@ -516,13 +516,16 @@ const TermExplanationSchema = z.object({
     .number()
     .describe(
       "The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for the tenant's synonym " +
-        "expansions, 0.5 for the built-in thesaurus's; times 0.25 for a word only inside a URL, a path or pasted " +
-        "lines, and times 0.5 for a word only in a long message's sentences that do not ask",
+        "expansions, 0.5 for the built-in thesaurus's and for a compound; times 0.25 for a word only inside a URL, " +
+        "a path or pasted lines, and times 0.5 for a word only in a long message's sentences that do not ask",
     ),
   via: z
     .string()
     .optional()
-    .describe("The synonym key that added this term: the tenant's key as written, or builtin:<key> for the thesaurus"),
+    .describe(
+      "What added this term: the tenant's synonym key as written, builtin:<key> for the thesaurus, or " +
+        "compound:<word> <word> for a word the catalog writes as one where the query has two",
+    ),
   idf: z.number().describe("ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of the N tools contain"),
   tf: z
     .partialRecord(z.enum(SCORED_FIELDS), z.number())

@@ -10,6 +10,8 @@
  * of several lines is read as one (message.ts): a word found only in its pasted lines (a log, code, a quoted mail)
  * weighs VALUE_WEIGHT too, and the user's words outside the sentences that ask weigh ASIDE_WEIGHT.
  *
+ * Two adjacent words the catalog writes as one word ("user name" for `username`) add that word, at COMPOUND_WEIGHT.
+ *
  * Synonyms add the words (and phrases) of each expansion whose key occurs in the query: a tenant's
  * own at full weight (the tenant said so), the built-in thesaurus (thesaurus/) at a reduced weight, so
  * that an expansion reorders and rescues but never outvotes the words the user wrote. A tenant rule
@@ -60,6 +62,13 @@ export const VALUE_WEIGHT = 0.25;
  */
 export const KEY_SLOP = 2;
 const SLOP_QUERY_WORDS = 6;
+
+/**
+ * The weight of a word the catalog writes as one where the query has two ("user name" meets `username`, "work flow"
+ * meets `workflow`), relative to the user's own words: the same thing, spelled otherwise, found from the catalog's own
+ * vocabulary rather than from a list. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
+ */
+export const COMPOUND_WEIGHT = 0.5;
 
 /**
  * In a long message that says which of its sentences ask (message.ts), the weight of the user's words
@@ -138,6 +147,8 @@ export interface QueryOptions {
   valueWeight?: number;
   /** Weight of the user's words outside the sentences that ask, in a long message (ASIDE_WEIGHT). */
   asideWeight?: number;
+  /** Weight of a word the catalog writes as one for two adjacent query words (COMPOUND_WEIGHT); needs `df`. */
+  compoundWeight?: number;
   /** Other words allowed between a multi-word key's own in a short query (KEY_SLOP). */
   keySlop?: number;
   /** The most distinct terms scored (limit max_query_terms). */
@@ -232,6 +243,20 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
         const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
         expand(rule, weight * keyFactor(rule), phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
       }
+    }
+  }
+  const compoundWeight = options.compoundWeight ?? COMPOUND_WEIGHT;
+  if (compoundWeight > 0 && options.df) {
+    const df = options.df;
+    const seen = new Set<string>();
+    for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {
+      const [a, b] = [sequence[i]!, sequence[i + 1]!];
+      const pair = `${a} ${b}`;
+      if (!kept.has(a) || !kept.has(b) || seen.has(pair)) continue;
+      seen.add(pair);
+      const joined = analyze(a + b);
+      if (joined.length !== 1 || terms.has(joined[0]!) || df(joined[0]!) === 0) continue;
+      add(joined[0]!, compoundWeight * Math.min(factor(a), factor(b)), `compound:${pair}`, bits.get(a)! | bits.get(b)!);
     }
   }
   for (let i = 0; i + 1 < sequence.length && terms.size < maxTerms; i++) {

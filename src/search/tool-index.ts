@@ -46,6 +46,7 @@ import {
   KEY_SLOP,
   VALUE_WEIGHT,
   ASIDE_WEIGHT,
+  COMPOUND_WEIGHT,
 } from "./query.ts";
 import {
   DEFAULT_BM25F,
@@ -139,6 +140,8 @@ export interface Tuning {
   operationNouns: boolean;
   /** How much naming a short query's words raises a tool's rank: score * (1 + weight * share) (naming.ts). */
   nameCoverage: number;
+  /** Weight of a word the catalog writes as one for two adjacent query words (query.ts). */
+  compoundWeight: number;
 }
 
 /**
@@ -183,6 +186,7 @@ export const DEFAULT_TUNING: Tuning = {
   operationService: OPERATION_SERVICE,
   operationNouns: OPERATION_NOUNS,
   nameCoverage: NAME_COVERAGE,
+  compoundWeight: COMPOUND_WEIGHT,
 };
 
 /**
@@ -510,6 +514,7 @@ export class ToolIndex {
       valueWeight: tuning.valueWeight,
       asideWeight: tuning.asideWeight,
       keySlop: tuning.keySlop,
+      compoundWeight: tuning.compoundWeight,
       df: (term) => this.frequency(term, usage),
       ...(options.maxTerms ? { maxTerms: options.maxTerms } : {}),
     });

@@ -4,6 +4,7 @@ import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
   BUILTIN_PHRASE_KEY_WEIGHT,
+  COMPOUND_WEIGHT,
   compileSynonyms,
   KEY_SLOP,
   PHRASE_WEIGHT,
@@ -13,7 +14,9 @@ import {
 import { builtin } from "../../src/search/thesaurus/index.ts";
 
 const BUILTIN_THESAURUS = builtin().thesaurus;
-import { stem } from "../../src/search/tokenizer.ts";
+import { analyze, stem } from "../../src/search/tokenizer.ts";
+import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
+import { tool } from "./fixtures.ts";
 
 const byTerm = (query: string, synonyms?: Synonyms) =>
   Object.fromEntries(queryTerms(query, synonyms ? { synonyms } : {}).map((t) => [t.term, t]));
@@ -125,5 +128,44 @@ describe("queryTerms", () => {
     expect(own[0]).toBe("qbbx");
     // qaax, first in the query, is in no tool: it informs nothing and is left out.
     expect(own.slice(1)).toEqual(["qabx", "qacx", "qadx"]);
+  });
+});
+
+describe("compounds the catalog writes as one", () => {
+  // The catalog's own vocabulary: a word some tool holds is known (df > 0).
+  const catalog = new Set(analyze("username workflow timezone"));
+  const df = (term: string) => (catalog.has(term) ? 1 : 0);
+
+  it("adds the one word for two adjacent query words, at COMPOUND_WEIGHT, with both words' bits", () => {
+    const terms = Object.fromEntries(queryTerms("change the user name", { df }).map((t) => [t.term, t]));
+    const joined = analyze("username")[0]!;
+    expect(terms[joined]).toEqual({
+      term: joined,
+      weight: COMPOUND_WEIGHT,
+      via: "compound:user name",
+      keyBits: terms.user!.bits! | terms.name!.bits!,
+    });
+  });
+
+  it("adds nothing the catalog does not hold, nor for words that are not adjacent", () => {
+    expect(queryTerms("a flow of work", { df }).some((t) => t.via?.startsWith("compound:"))).toBe(false);
+    expect(queryTerms("user profile name", { df }).some((t) => t.via?.startsWith("compound:"))).toBe(false);
+    expect(queryTerms("blue whale", { df }).some((t) => t.via?.startsWith("compound:"))).toBe(false);
+  });
+
+  it("finds the tool that writes the word as one, and explains the term by the two words", () => {
+    const index = ToolIndex.fromTools([
+      tool("ci", "list_workflows", "List the workflows of a repository"),
+      tool("ci", "get_logs", "Get the logs of a job"),
+    ]);
+    const hit = index.answer("work flow runs", { limit: 1, threshold: 0, explain: true }).hits[0]!;
+    expect(hit.id).toBe("ci::list_workflows");
+    expect(hit.explain?.terms.map((t) => t.via)).toContain("compound:work flow");
+    const off = index.answer("work flow runs", {
+      limit: 1,
+      threshold: 0,
+      tuning: { ...DEFAULT_TUNING, compoundWeight: 0 },
+    });
+    expect(off.hits.map((h) => h.id)).not.toContain("ci::list_workflows");
   });
 });
