@@ -19,7 +19,7 @@
  * monitoring, CI and tracker APIs), from general knowledge; words that name what is read (get, list, search,
  * show) are not among them: every catalog has them, and a query that says only them asks for data, not an operation.
  */
-import { analyze } from "./tokenizer.ts";
+import { analyze, DETERMINERS } from "./tokenizer.ts";
 
 /** The analysed operation words. */
 export const OPERATION_WORDS: ReadonlySet<string> = new Set(
@@ -51,10 +51,11 @@ export const OPERATION_SERVICE = true;
  */
 export const OPERATION_NOUNS = true;
 
-/** Words after which a word names a thing, not an action: determiners and possessives ("my run", "the launch"). */
-const DETERMINERS: ReadonlySet<string> = new Set(
-  "a an the my your our their his her its this that these those every each any some no".split(" "),
-);
+/**
+ * Words after which a word names a thing, not an action: determiners and possessives ("my run", "the launch"), and
+ * quantifiers ("every order").
+ */
+const NOUN_MARKERS: ReadonlySet<string> = new Set([...DETERMINERS, "every", "each", "any", "some", "no"]);
 
 /** Forms of "be": after one, a verb describes a state ("is running", "were merged"), it does not ask for it. */
 const BE: ReadonlySet<string> = new Set("am is are was were be been being".split(" "));
@@ -77,7 +78,7 @@ export function unasked(query: string, analyze: (text: string) => string[]): Rea
     if (term === undefined || !OPERATION_WORDS.has(term)) return;
     const before = i > 0 ? raw[i - 1]! : "";
     const participle = word.length > 4 && word.endsWith("ed");
-    (DETERMINERS.has(before) || BE.has(before) || participle ? unaskedUses : asked).add(term);
+    (NOUN_MARKERS.has(before) || BE.has(before) || participle ? unaskedUses : asked).add(term);
   });
   return new Set([...unaskedUses].filter((t) => !asked.has(t)));
 }

@@ -152,7 +152,9 @@ export const DEFAULT_ANALYSIS: Analysis = { stemming: true, requestWords: true }
 export type Analyze = (text: string) => string[];
 
 /** Articles and possessives: they never change what a phrasal verb means (`kick off a build` = `kick off build`). */
-const DETERMINERS = new Set("a an the my your our their his her its this that these those".split(" "));
+export const DETERMINERS: ReadonlySet<string> = new Set(
+  "a an the my your our their his her its this that these those".split(" "),
+);
 
 /**
  * The analysis `options` describe: split, stop words removed, stemmed. With `keepStopWords`, stop words are kept
