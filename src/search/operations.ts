@@ -19,7 +19,7 @@
  * monitoring, CI and tracker APIs), from general knowledge; words that name what is read (get, list, search,
  * show) are not among them: every catalog has them, and a query that says only them asks for data, not an operation.
  */
-import { analyze, DETERMINERS } from "./tokenizer.ts";
+import { analyze, DETERMINERS, splitWords } from "./tokenizer.ts";
 
 /** The analysed operation words. */
 export const OPERATION_WORDS: ReadonlySet<string> = new Set(
@@ -63,18 +63,16 @@ const BE: ReadonlySet<string> = new Set("am is are was were be been being".split
 /**
  * The operation words a query uses only in ways that ask for no operation: as a noun (right after a determiner or a
  * possessive), as a state (right after a form of "be"), or as a participle ("merged", "closed", "deleted": a filter,
- * never an imperative). Read on the query as written, since analysis drops those words and endings; a word used
+ * never an imperative). Read on the query's words as split (`splitWords`), since analysis drops those words and
+ * endings; a word used
  * once as a verb ("order the pizza my friend ordered") is an operation.
  */
-export function unasked(query: string, analyze: (text: string) => string[]): ReadonlySet<string> {
-  const raw = query
-    .toLowerCase()
-    .split(/[^a-z0-9']+/)
-    .filter(Boolean);
+export function unasked(query: string, analyseWord: (text: string) => string[]): ReadonlySet<string> {
+  const raw = splitWords(query);
   const asked = new Set<string>();
   const unaskedUses = new Set<string>();
   raw.forEach((word, i) => {
-    const term = analyze(word)[0];
+    const term = analyseWord(word)[0];
     if (term === undefined || !OPERATION_WORDS.has(term)) return;
     const before = i > 0 ? raw[i - 1]! : "";
     const participle = word.length > 4 && word.endsWith("ed");
