@@ -160,6 +160,13 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "built-in expansions in short queries (factor)",
+    "1",
+    here(DEFAULT_TUNING.shortExpansionFactor),
+    [1, 1.15, 1.3, 1.45].map((f) => variant(String(f), { tuning: { shortExpansionFactor: f } })),
+    true,
+  ),
+  choice(
     "compounds the catalog writes as one",
     "0",
     here(DEFAULT_TUNING.compoundWeight),

@@ -41,6 +41,15 @@ export const PHRASE_WEIGHT = 0.4;
 export const BUILTIN_EXPANSION_WEIGHT = 0.5;
 
 /**
+ * In a query of at most SHORT_EXPANSION_WORDS words (its distinct analysed words), a one-word key's built-in
+ * expansions weigh this many times BUILTIN_EXPANSION_WEIGHT (0.65): each word of a short keyword query is the request,
+ * so its synonym says what the user means; in a longer request an expansion of an incidental word is noise. Still
+ * below a word the user wrote. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
+ */
+export const SHORT_EXPANSION_FACTOR = 1.3;
+export const SHORT_EXPANSION_WORDS = 4;
+
+/**
  * The weight of the expansions of a built-in key of two or more words ("open a PR", "schedule meeting"). Such a key
  * says what the user means more surely than one word does, so its expansions weigh more than a single word's.
  */
@@ -137,6 +146,8 @@ export interface QueryOptions {
   thesaurus?: Synonyms;
   /** Weight of a built-in expansion's terms (BUILTIN_EXPANSION_WEIGHT). */
   expansionWeight?: number;
+  /** A one-word key's built-in expansions in a short query weigh this times `expansionWeight`. */
+  shortExpansionFactor?: number;
   /** Weight of the expansions of a built-in key of two or more words (BUILTIN_PHRASE_KEY_WEIGHT). */
   phraseKeyWeight?: number;
   /** Weight of a two-word phrase (PHRASE_WEIGHT). */
@@ -218,7 +229,10 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     const own = present?.word ? { word: true, bits: present.bits ?? 0 } : keyBits ? { keyBits } : {};
     terms.set(term, { term, weight, ...own, ...(via ? { via } : {}) });
   };
-  const expansionWeight = options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT;
+  const short = kept.size <= SHORT_EXPANSION_WORDS;
+  const expansionWeight =
+    (options.expansionWeight ?? BUILTIN_EXPANSION_WEIGHT) *
+    (short ? (options.shortExpansionFactor ?? SHORT_EXPANSION_FACTOR) : 1);
   const phraseKeyWeight = options.phraseKeyWeight ?? BUILTIN_PHRASE_KEY_WEIGHT;
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
   const slop = sequence.length <= SLOP_QUERY_WORDS ? (options.keySlop ?? KEY_SLOP) : 0;

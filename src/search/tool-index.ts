@@ -40,6 +40,7 @@ import {
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
+  SHORT_EXPANSION_FACTOR,
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
   type Synonyms,
@@ -110,6 +111,8 @@ const ABSENT_SERVICE_WEIGHT = 3;
 export interface Tuning {
   /** Weight of a built-in expansion's terms relative to a word the user wrote (query.ts). */
   expansionWeight: number;
+  /** What a one-word key's built-in expansions weigh in a short query, times `expansionWeight` (query.ts). */
+  shortExpansionFactor: number;
   /** Weight of the expansions of a built-in key of two or more words (query.ts). */
   phraseKeyWeight: number;
   /** Weight of a two-word phrase of the query (query.ts). */
@@ -149,9 +152,10 @@ export interface Tuning {
  * it finds. "mass of an electron" matched on `mass` alone leaves half of what was asked unexplained; "weather
  * tomorrow in Paris" matched on `weather` leaves nothing the catalog knows (it has no `paris`: an argument, not a
  * capability). Coverage is the share of the query's known words' information (idf) a tool holds, words reached
- * through a synonym counting at the synonym's weight; a short query's score is multiplied by it. Long requests
- * are full of context no tool holds, so for them coverage says little and is not applied. Chosen with `npm run
- * eval` (docs/quality.md).
+ * through a synonym counting at the thesaurus's base weight (`expansionWeight`, not raised in short queries: raised,
+ * it cost right refusals, docs/quality.md); a short query's score is multiplied by it. Long requests are full of
+ * context no tool holds, so for them coverage says little and is not applied. Chosen with `npm run eval`
+ * (docs/quality.md).
  */
 const SHORT_QUERY_WORDS = 3;
 const COVERAGE_EXPONENT = 1 / 3;
@@ -171,6 +175,7 @@ function unexplained(score: number, absent: number, weight: number): number {
 
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
+  shortExpansionFactor: SHORT_EXPANSION_FACTOR,
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   valueWeight: VALUE_WEIGHT,
@@ -509,6 +514,7 @@ export class ToolIndex {
       analyze: this.analyzers.words,
       analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
+      shortExpansionFactor: tuning.shortExpansionFactor,
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
       valueWeight: tuning.valueWeight,

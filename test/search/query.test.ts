@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
+  SHORT_EXPANSION_FACTOR,
+  SHORT_EXPANSION_WORDS,
   BUILTIN_PHRASE_KEY_WEIGHT,
   COMPOUND_WEIGHT,
   compileSynonyms,
@@ -90,9 +92,31 @@ describe("queryTerms", () => {
     expect(terms.pull!.weight).toBeLessThan(1);
     expect(terms.pull!.via).toMatch(/^builtin:/);
     expect(terms.pull!.word).toBeUndefined();
-    const weather = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS, expansionWeight: 0.3 });
+    const weather = queryTerms("forecast", {
+      thesaurus: BUILTIN_THESAURUS,
+      expansionWeight: 0.3,
+      shortExpansionFactor: 1,
+    });
     expect(weather.find((t) => t.term === "weather")).toMatchObject({ weight: 0.3, via: "builtin:forecast" });
     expect(BUILTIN_EXPANSION_WEIGHT).toBeLessThan(1);
+  });
+
+  it("weighs a one-word key's expansions SHORT_EXPANSION_FACTOR times more in a short query, below 1", () => {
+    const expansion = (query: string, options: Parameters<typeof queryTerms>[1] = {}) =>
+      queryTerms(query, { thesaurus: BUILTIN_THESAURUS, ...options }).find((t) => t.term === "weather")?.weight;
+    const short = BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR;
+    expect(expansion("forecast")).toBeCloseTo(short, 10);
+    expect(expansion("forecast for the coast of portugal")).toBeCloseTo(short, 10);
+    expect(short).toBeLessThan(1);
+    // Five words: a request, where a synonym of one word is as likely to be noise.
+    expect(SHORT_EXPANSION_WORDS).toBe(4);
+    expect(expansion("forecast for the coast of portugal and the islands of madeira")).toBe(BUILTIN_EXPANSION_WEIGHT);
+    expect(expansion("forecast", { shortExpansionFactor: 1 })).toBe(BUILTIN_EXPANSION_WEIGHT);
+    // The thesaurus weighed 0 stays off in short queries too.
+    expect(expansion("forecast", { expansionWeight: 0 })).toBeUndefined();
+    // A key of several words keeps its own weight.
+    const meeting = queryTerms("schedule a meeting", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "event");
+    expect(meeting?.weight).toBe(BUILTIN_PHRASE_KEY_WEIGHT);
   });
 
   it("weighs a built-in key of several words above a one-word key, and below the user's own words", () => {
@@ -103,7 +127,8 @@ describe("queryTerms", () => {
     expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT);
     expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeLessThan(1);
     const one = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "weather");
-    expect(one?.weight).toBe(BUILTIN_EXPANSION_WEIGHT);
+    expect(one?.weight).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR, 10);
+    expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR);
   });
 
   it("lets a tenant rule replace the built-in rule for the same key, and add keys of its own", () => {
