@@ -375,9 +375,8 @@ for (const set of args.pooled ? pooled(loaded) : loaded) {
   const { runs, queries, irrelevant } = await evaluate(set);
   for (const run of runs) {
     results.push({ set: set.name, engine: run.engine.name, f: figures(run, queries, threshold) });
-    if (run.engine.thresholded || run.engine.name.includes("HTTP")) {
-      categories.push(...categoryRows(set.name, run, queries, irrelevant, threshold));
-    }
+    // Every engine's, peers' too: what the ranking adds shows by category (other words, task) as well.
+    categories.push(...categoryRows(set.name, run, queries, irrelevant, threshold));
     const applied = (run.engine as { threshold?: () => number | null }).threshold?.();
     if (applied !== undefined) httpThreshold = applied;
   }
