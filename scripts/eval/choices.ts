@@ -167,6 +167,13 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "words of a multi-word key (share)",
+    "1",
+    here(DEFAULT_TUNING.keyWordShare),
+    [1, 0.85, 0.75, 0.5].map((share) => variant(String(share), { tuning: { keyWordShare: share } })),
+    true,
+  ),
+  choice(
     "compounds the catalog writes as one",
     "0",
     here(DEFAULT_TUNING.compoundWeight),

@@ -515,7 +515,8 @@ const TermExplanationSchema = z.object({
   weight: z
     .number()
     .describe(
-      "The term's weight in the query: sqrt(repeats) for words, 0.4 for phrases, 1 for the tenant's synonym " +
+      "The term's weight in the query: sqrt(repeats) for words (times 0.85 inside a built-in key of several " +
+        "words), 0.4 for phrases, 1 for the tenant's synonym " +
         "expansions, 0.5 for the built-in thesaurus's (0.65 for a one-word key in a query of at most 4 words, " +
         "0.75 for a key of several words) and for a compound; times 0.25 for a word only inside a URL, " +
         "a path or pasted lines, and times 0.5 for a word only in a long message's sentences that do not ask",

@@ -50,6 +50,13 @@ export const SHORT_EXPANSION_FACTOR = 1.3;
 export const SHORT_EXPANSION_WORDS = 4;
 
 /**
+ * A built-in key of several words says what its words mean together ("open a PR" is to create a pull request), so
+ * each of them weighs this share of itself alone: `open` on its own is also a list tool's `state: open`. Words the
+ * key's expansions repeat keep their weight. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
+ */
+export const KEY_WORD_SHARE = 0.85;
+
+/**
  * The weight of the expansions of a built-in key of two or more words ("open a PR", "schedule meeting"). Such a key
  * says what the user means more surely than one word does, so its expansions weigh more than a single word's.
  */
@@ -148,6 +155,8 @@ export interface QueryOptions {
   expansionWeight?: number;
   /** A one-word key's built-in expansions in a short query weigh this times `expansionWeight`. */
   shortExpansionFactor?: number;
+  /** What a query word weighs, as a share of itself, inside a built-in key of several words (KEY_WORD_SHARE). */
+  keyWordShare?: number;
   /** Weight of the expansions of a built-in key of two or more words (BUILTIN_PHRASE_KEY_WEIGHT). */
   phraseKeyWeight?: number;
   /** Weight of a two-word phrase (PHRASE_WEIGHT). */
@@ -239,6 +248,8 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const keyFactor = (rule: SynonymRule) => Math.min(...(rule.phrasal?.words ?? rule.key).map(factor));
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
   const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
+  // The query's words read inside a built-in key of several words, which the key's expansions do not repeat.
+  const inKeys = new Set<string>();
   const runs = [
     { run: sequence, phrasal: false },
     { run: all, phrasal: true },
@@ -256,8 +267,17 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
         if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
         const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
         expand(rule, weight * keyFactor(rule), phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
+        if (rule.key.length > 1) {
+          const repeated = new Set(rule.expansions.flat());
+          for (const word of rule.phrasal?.words ?? rule.key) if (!repeated.has(word)) inKeys.add(word);
+        }
       }
     }
+  }
+  const keyWordShare = options.keyWordShare ?? KEY_WORD_SHARE;
+  for (const word of inKeys) {
+    const own = terms.get(word)!;
+    terms.set(word, { ...own, weight: own.weight * keyWordShare });
   }
   const compoundWeight = options.compoundWeight ?? COMPOUND_WEIGHT;
   if (compoundWeight > 0 && options.df) {

@@ -41,6 +41,7 @@ import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
   SHORT_EXPANSION_FACTOR,
+  KEY_WORD_SHARE,
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
   type Synonyms,
@@ -113,6 +114,8 @@ export interface Tuning {
   expansionWeight: number;
   /** What a one-word key's built-in expansions weigh in a short query, times `expansionWeight` (query.ts). */
   shortExpansionFactor: number;
+  /** What a query word weighs, as a share of itself, inside a built-in key of several words (query.ts). */
+  keyWordShare: number;
   /** Weight of the expansions of a built-in key of two or more words (query.ts). */
   phraseKeyWeight: number;
   /** Weight of a two-word phrase of the query (query.ts). */
@@ -176,6 +179,7 @@ function unexplained(score: number, absent: number, weight: number): number {
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
   shortExpansionFactor: SHORT_EXPANSION_FACTOR,
+  keyWordShare: KEY_WORD_SHARE,
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
   valueWeight: VALUE_WEIGHT,
@@ -515,6 +519,7 @@ export class ToolIndex {
       analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
       shortExpansionFactor: tuning.shortExpansionFactor,
+      keyWordShare: tuning.keyWordShare,
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,
       valueWeight: tuning.valueWeight,

@@ -35,7 +35,7 @@ describe("the demo catalog, asked in other words", async () => {
     ["what's the weather tomorrow in Paris", "weather::getForecast", 1],
     ["sql", "postgres::query", 1],
     ["schedule a meeting with bob next tuesday", "calendar::calendar.events.create", 1],
-    ["open a PR", "github::create-pull-request", 2],
+    ["open a PR", "github::create-pull-request", 1],
     ["list my jira tickets", "jira::searchJQL", 1],
   ])("%s -> %s (within the first %i)", (query, tool, within) => {
     expect(top(query, within)).toContain(tool);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
+  KEY_WORD_SHARE,
   SHORT_EXPANSION_FACTOR,
   SHORT_EXPANSION_WORDS,
   BUILTIN_PHRASE_KEY_WEIGHT,
@@ -88,7 +89,8 @@ describe("queryTerms", () => {
 
   it("expands with the built-in thesaurus at reduced weight, and says so (via builtin:<key>)", () => {
     const terms = Object.fromEntries(queryTerms("open a PR", { thesaurus: BUILTIN_THESAURUS }).map((t) => [t.term, t]));
-    expect(terms.pr).toEqual({ term: "pr", weight: 1, word: true, bits: 2 });
+    // `pr` is read inside the key `open pr`, whose expansions say what it means: KEY_WORD_SHARE of itself.
+    expect(terms.pr).toEqual({ term: "pr", weight: KEY_WORD_SHARE, word: true, bits: 2 });
     expect(terms.pull!.weight).toBeLessThan(1);
     expect(terms.pull!.via).toMatch(/^builtin:/);
     expect(terms.pull!.word).toBeUndefined();
@@ -129,6 +131,22 @@ describe("queryTerms", () => {
     const one = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "weather");
     expect(one?.weight).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR, 10);
     expect(BUILTIN_PHRASE_KEY_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR);
+  });
+
+  it("weighs the words of a matched built-in key of several words KEY_WORD_SHARE of themselves alone", () => {
+    const terms = (query: string, options: Parameters<typeof queryTerms>[1] = {}) =>
+      Object.fromEntries(queryTerms(query, { thesaurus: BUILTIN_THESAURUS, ...options }).map((t) => [t.term, t]));
+    // "open a PR" means create a pull request: `open` alone is also a list tool's `state: open`.
+    const opened = terms("open a PR");
+    expect(opened.open).toMatchObject({ weight: KEY_WORD_SHARE, word: true });
+    expect(opened.creat).toMatchObject({ via: "builtin:open pr" });
+    expect(KEY_WORD_SHARE).toBeLessThan(1);
+    expect(KEY_WORD_SHARE).toBeGreaterThan(BUILTIN_PHRASE_KEY_WEIGHT);
+    // Without the key, the same word weighs 1; a share of 1 leaves the words as they were.
+    expect(terms("open the door").open?.weight).toBe(1);
+    expect(terms("open a PR", { keyWordShare: 1 }).open?.weight).toBe(1);
+    // A one-word key leaves its word alone.
+    expect(terms("forecast").forecast?.weight).toBe(1);
   });
 
   it("lets a tenant rule replace the built-in rule for the same key, and add keys of its own", () => {
