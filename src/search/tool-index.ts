@@ -740,8 +740,8 @@ function operationCheck(
   const operations = words.filter((t) => OPERATION_WORDS.has(t.term));
   if (tuning.operationShare >= 1 || operations.length === 0 || words.length > OPERATION_QUERY_WORDS) return () => false;
   // Read the query as written only when it has an operation word to judge.
-  const nouns = tuning.operationNouns ? unasked(query, analyze) : new Set<string>();
-  const bits = operations.filter((t) => !nouns.has(t.term)).reduce((b, t) => b | (t.bits ?? 0), 0);
+  const notAsked = tuning.operationNouns ? unasked(query, analyze) : new Set<string>();
+  const bits = operations.filter((t) => !notAsked.has(t.term)).reduce((b, t) => b | (t.bits ?? 0), 0);
   if (bits === 0) return () => false;
   const services = tuning.operationService ? present() : [];
   return (internalId, wordBits, synonymBits) =>
