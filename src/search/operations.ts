@@ -57,12 +57,19 @@ export const OPERATION_NOUNS = true;
  */
 const NOUN_MARKERS: ReadonlySet<string> = new Set([...DETERMINERS, "every", "each", "any", "some", "no"]);
 
+/**
+ * Words that open a noun phrase of two words: after one of them and another word, an operation word ends the phrase
+ * and names a thing ("a rocket launch", "my flight booking", "the comic book"). Articles and possessives only:
+ * "that", "this" and quantifiers also start clauses ("that you delete", "each time you run").
+ */
+const PHRASE_OPENERS: ReadonlySet<string> = new Set("a an the my your our their his her its".split(" "));
+
 /** Forms of "be": after one, a verb describes a state ("is running", "were merged"), it does not ask for it. */
 const BE: ReadonlySet<string> = new Set("am is are was were be been being".split(" "));
 
 /**
  * The operation words a query uses only in ways that ask for no operation: as a noun (right after a determiner or a
- * possessive), as a state (right after a form of "be"), or as a participle ("merged", "closed", "deleted": a filter,
+ * possessive, or ending a two-word noun phrase that one opens), as a state (right after a form of "be"), or as a participle ("merged", "closed", "deleted": a filter,
  * never an imperative). Read on the query's words as split (`splitWords`), since analysis drops those words and
  * endings; a word used once as a verb ("order the pizza my friend ordered") is an operation.
  */
@@ -75,7 +82,8 @@ export function unasked(query: string, analyseWord: (text: string) => string[]):
     if (term === undefined || !OPERATION_WORDS.has(term)) return;
     const before = i > 0 ? raw[i - 1]! : "";
     const participle = word.length > 4 && word.endsWith("ed");
-    (NOUN_MARKERS.has(before) || BE.has(before) || participle ? unaskedUses : asked).add(term);
+    const phraseEnd = i > 1 && PHRASE_OPENERS.has(raw[i - 2]!) && !OPERATION_WORDS.has(analyseWord(before)[0] ?? "");
+    (NOUN_MARKERS.has(before) || phraseEnd || BE.has(before) || participle ? unaskedUses : asked).add(term);
   });
   return new Set([...unaskedUses].filter((t) => !asked.has(t)));
 }

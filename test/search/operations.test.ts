@@ -146,6 +146,15 @@ describe("operations the catalog lacks", () => {
       expect(nouns("order a new order")).toEqual([]);
     });
 
+    it("reads an operation word that ends a two-word noun phrase as a noun, not after a clause's subject", () => {
+      const nouns = (query: string) => [...unasked(query, analyze)];
+      expect(nouns("find a gif of a rocket launch")).toEqual(analyze("launch"));
+      expect(nouns("cancel my flight booking")).toEqual(analyze("booking"));
+      expect(nouns("the file that you delete")).toEqual([]); // "that" opens a clause, not a noun phrase
+      expect(nouns("a way to run")).toEqual([]);
+      expect(nouns("the pipeline run")).toEqual(analyze("run"));
+    });
+
     it("reads an operation word after a form of 'be', or as a participle, as a state: a filter, not a request", () => {
       const states = (query: string) => [...unasked(query, analyze)];
       expect(states("which campaigns are running")).toEqual(analyze("run"));
@@ -193,6 +202,21 @@ describe("operations the catalog lacks", () => {
       expect(refund.closest[0]?.id).toMatch(/^shop::/);
       const asVerb = { ...open, tuning: { ...alone, operationNouns: false } };
       expect(index.answer("refund an order in the shop", asVerb).hits[0]?.id).toMatch(/^shop::/);
+    });
+
+    it("does not let a noun phrase's last word stand for the operation a short query asks for", () => {
+      const travel = [
+        tool("travel", "book_flight", "Book a flight between two airports"),
+        tool("travel", "search_flights", "Search flights by date and route"),
+        tool("files", "read_file", "Read a file from disk"),
+      ];
+      const index = ToolIndex.fromTools(travel);
+      // Nothing cancels: "booking" names what to cancel, so booking a flight is not an answer.
+      const cancel = index.answer("cancel my flight booking", open);
+      expect(cancel.hits).toEqual([]);
+      expect(cancel.closest[0]?.id).toBe("travel::book_flight");
+      const asVerb = { ...open, tuning: { ...alone, operationNouns: false } };
+      expect(index.answer("cancel my flight booking", asVerb).hits[0]?.id).toBe("travel::book_flight");
     });
   });
 });
