@@ -180,6 +180,12 @@ export const CHOICES: Choice[] = [
     [0, 0.5, 0.75, 1].map((weight) => variant(String(weight), { tuning: { compoundWeight: weight } })),
   ),
   choice(
+    "a name's verb against the request's",
+    "1",
+    here(DEFAULT_TUNING.verbConflict),
+    [1, 0.9, 0.8, 0.7].map((factor) => variant(String(factor), { tuning: { verbConflict: factor } })),
+  ),
+  choice(
     "operation words used as nouns or states",
     "off",
     DEFAULT_TUNING.operationNouns ? "on" : "off",

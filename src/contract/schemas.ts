@@ -14,6 +14,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { NAME_COVERAGE, NAMING_QUERY_WORDS } from "../search/naming.ts";
+import { VERB_CONFLICT } from "../search/verbs.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
 import { REPLY_SHARE } from "../search/message.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
@@ -610,12 +611,20 @@ export const SearchResultSchema = z
               "x their share of the query's known words by idf. It ranks by it; the no-match decision uses the " +
               "score without it (gate)",
           ),
+        verb: z
+          .number()
+          .optional()
+          .describe(
+            `${VERB_CONFLICT} when the tool's name does another kind of thing (create, read, update, delete, send) ` +
+              "than the verb the query opens with ('list ...' and create_record): what it ranks by; the no-match " +
+              "decision uses the score without it (gate)",
+          ),
         gate: z
           .number()
           .optional()
           .describe(
-            "What the tool counted for in the no-match decision, when less than its score: its score without the " +
-              "naming factor; times " +
+            "What the tool counted for in the no-match decision, when not its score: its score without the " +
+              "naming and verb factors; times " +
               `${OPERATION_SHARE} when a short query asks for an operation (delete, send, cancel, ...) and this tool ` +
               "holds none of its operation words, or the query names a service (slack, github) that the catalog has " +
               `and this tool is none of its tools; times ${REPLY_SHARE} when a message of several lines asks only to ` +
@@ -624,8 +633,8 @@ export const SearchResultSchema = z
       })
       .optional()
       .describe(
-        "Why the tool scored what it did: score = (sum of terms[].score * coverage * naming + context.score) * " +
-          "absent.factor (a factor not shown is 1)",
+        "Why the tool scored what it did: score = (sum of terms[].score * coverage * naming * verb + " +
+          "context.score) * absent.factor (a factor not shown is 1)",
       ),
   })
   .meta({ id: "SearchResult", example: EXAMPLE_RESULT });

@@ -220,6 +220,7 @@ function explanation({ match: _, ...e }: NonNullable<Hit["explain"]>): NonNullab
     ...(e.absent ? { absent: { ...e.absent, factor: round(e.absent.factor) } } : {}),
     ...(e.coverage !== undefined ? { coverage: round(e.coverage) } : {}),
     ...(e.naming !== undefined ? { naming: round(e.naming) } : {}),
+    ...(e.verb !== undefined ? { verb: round(e.verb) } : {}),
     ...(e.gate !== undefined ? { gate: round(e.gate) } : {}),
   };
 }

@@ -69,9 +69,10 @@ const BE: ReadonlySet<string> = new Set("am is are was were be been being".split
 
 /**
  * The operation words a query uses only in ways that ask for no operation: as a noun (right after a determiner or a
- * possessive, or ending a two-word noun phrase that one opens), as a state (right after a form of "be"), or as a participle ("merged", "closed", "deleted": a filter,
- * never an imperative). Read on the query's words as split (`splitWords`), since analysis drops those words and
- * endings; a word used once as a verb ("order the pizza my friend ordered") is an operation.
+ * possessive, or ending a two-word noun phrase that one opens), as a state (right after a form of "be"), or as a
+ * participle ("merged", "closed", "deleted": a filter, never an imperative). Read on the query's words as split
+ * (`splitWords`), since analysis drops those words and endings; a word used once as a verb ("order the pizza my friend
+ * ordered") is an operation.
  */
 export function unasked(query: string, analyseWord: (text: string) => string[]): ReadonlySet<string> {
   const raw = splitWords(query);

@@ -68,6 +68,7 @@ import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.
 import { builtin, compileRules } from "./thesaurus/index.ts";
 import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
 import { UsageField, type LearnedTool } from "./usage.ts";
+import { askedVerbClass, nameVerbClasses, VERB_CONFLICT, verbFactor } from "./verbs.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -148,6 +149,8 @@ export interface Tuning {
   nameCoverage: number;
   /** Weight of a word the catalog writes as one for two adjacent query words (query.ts). */
   compoundWeight: number;
+  /** What a tool whose name does another kind of thing than the request's opening verb ranks by (verbs.ts). */
+  verbConflict: number;
 }
 
 /**
@@ -196,6 +199,7 @@ export const DEFAULT_TUNING: Tuning = {
   operationNouns: OPERATION_NOUNS,
   nameCoverage: NAME_COVERAGE,
   compoundWeight: COMPOUND_WEIGHT,
+  verbConflict: VERB_CONFLICT,
 };
 
 /**
@@ -223,7 +227,9 @@ interface Explanation {
   coverage?: number;
   /** The factor the tool's name earned in a short query (naming.ts): it ranks by it, the decision is without it. */
   naming?: number;
-  /** What the hit counted for in the no-match decision, when less than its score (`Hit.gate`). */
+  /** VERB_CONFLICT when the tool's name does another kind of thing than the request asks (verbs.ts); ranking only. */
+  verb?: number;
+  /** What the hit counted for in the no-match decision, when not its score (`Hit.gate`). */
   gate?: number;
 }
 
@@ -242,10 +248,10 @@ export interface Hit {
   score: number;
   match: Match;
   /**
-   * What the hit counts for in the no-match decision, when that is less than its score: the score without the
-   * factor its name earned (naming.ts), times OPERATION_SHARE when it holds none of a short query's operation words
-   * or is none of the named service's tools (operations.ts), or times REPLY_SHARE when the message asks only for a
-   * reply (message.ts). Its rank is its score.
+   * What the hit counts for in the no-match decision, when that is not its score: the score without the factors
+   * that only rank (the one its name earned, naming.ts, and VERB_CONFLICT, verbs.ts), times OPERATION_SHARE when it
+   * holds none of a short query's operation words or is none of the named service's tools (operations.ts), or times
+   * REPLY_SHARE when the message asks only for a reply (message.ts). Its rank is its score.
    */
   gate?: number;
   explain?: Explanation;
@@ -553,6 +559,14 @@ export class ToolIndex {
     const known = knownWords(terms, store);
     const cover = coverage(known, tuning);
     const naming = namingFactor(known, wordCount, tuning.nameCoverage);
+    const asked =
+      tuning.verbConflict < 1
+        ? askedVerbClass(query, this.analyzers.words, (opening) =>
+            tuning.operationNouns ? unasked(opening, this.analyzers.words) : new Set(),
+          )
+        : undefined;
+    const verbOf = (id: string) =>
+      verbFactor(asked, nameVerbClasses(id.slice(id.indexOf("::") + 2), this.analyzers.words), tuning.verbConflict);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -567,7 +581,8 @@ export class ToolIndex {
       const covered = cover(r.wordBits, r.synonymBits);
       const evidence = (r.score / unit) * covered;
       const factor = naming(r.nameBits);
-      return { id, score: evidence * factor, evidence, coverage: covered, naming: factor, match };
+      const verb = verbOf(id);
+      return { id, score: evidence * factor * verb, evidence, coverage: covered, naming: factor, verb, match };
     });
     const context = serverContext(
       candidates.map((c) => ({ id: c.id, score: c.evidence })),
@@ -586,7 +601,7 @@ export class ToolIndex {
       Math.min(replyOnly ? tuning.replyShare : 1, gated.has(id) ? tuning.operationShare : 1);
     const withGate = (hit: Hit, evidence: number): Hit => {
       const decides = scored(hit.id, evidence) * share(hit.id);
-      return decides < hit.score - SCORE_EPSILON ? { ...hit, gate: decides } : hit;
+      return Math.abs(decides - hit.score) > SCORE_EPSILON ? { ...hit, gate: decides } : hit;
     };
 
     const hits: Hit[] = [];
@@ -631,7 +646,7 @@ export class ToolIndex {
     context: ReadonlyMap<string, Context>,
     penalty: { absent: string[]; weight: number },
     usage: UsageLookup | undefined,
-    factors: ReadonlyMap<string, { coverage: number; naming: number }>,
+    factors: ReadonlyMap<string, { coverage: number; naming: number; verb: number }>,
   ): void {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal, usage);
@@ -652,7 +667,8 @@ export class ToolIndex {
       // A named hit ranks by its evidence (coverage included), the others by it times their naming factor.
       const coverage = factors.get(hit.id)?.coverage ?? 1;
       const naming = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.naming ?? 1);
-      const own = sum(parts) * coverage * naming + (boost?.score ?? 0);
+      const verb = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.verb ?? 1);
+      const own = sum(parts) * coverage * naming * verb + (boost?.score ?? 0);
       const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
       hit.explain = {
         match: hit.match,
@@ -663,6 +679,7 @@ export class ToolIndex {
         ...(penalty.absent.length > 0 ? { absent: { services: penalty.absent, factor } } : {}),
         ...(coverage !== 1 ? { coverage } : {}),
         ...(naming !== 1 ? { naming } : {}),
+        ...(verb !== 1 ? { verb } : {}),
         ...(hit.gate !== undefined ? { gate: hit.gate } : {}),
       };
     });

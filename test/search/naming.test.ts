@@ -18,8 +18,9 @@ describe("names that say what was asked", () => {
     // In the catalog of 754 real tools, by BM25F alone another tool comes first; the right one names the request:
     // `create_record` says the operation ("add" reaches `create` through the thesaurus) and the object (a row is a
     // record); `slack_get_thread_replies` says "thread" and "replies". Measured with the thesaurus at its base weight
-    // in both: at the short-query weight (SHORT_EXPANSION_FACTOR) "add" -> `create` alone puts `create_record` first.
-    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1 };
+    // in both: at the short-query weight (SHORT_EXPANSION_FACTOR) "add" -> `create` alone puts `create_record` first,
+    // and the opening verb's class (verbs.ts) alone puts the reading tool above those that post.
+    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1, verbConflict: 1 };
     for (const [query, right] of [
       ["add a row to airtable", "airtable::create_record"],
       ["read the replies in a slack thread", "slack::slack_get_thread_replies"],

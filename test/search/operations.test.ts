@@ -16,9 +16,10 @@ const pages = [
   tool("slack", "post_message", "Post a message to a Slack channel"),
   tool("files", "read_file", "Read a file from disk"),
 ];
-// The operation rule alone: a tool's naming factor (naming.ts) changes ranks and puts the score without it in `gate`,
-// never a decision (test/search/naming.test.ts), so it is off here to read each gate as score x OPERATION_SHARE.
-const alone = { ...DEFAULT_TUNING, nameCoverage: 0 };
+// The operation rule alone: a tool's naming and verb factors (naming.ts, verbs.ts) change ranks and put the score
+// without them in `gate`, never a decision (test/search/naming.test.ts, verbs.test.ts), so they are off here to read
+// each gate as score x OPERATION_SHARE.
+const alone = { ...DEFAULT_TUNING, nameCoverage: 0, verbConflict: 1 };
 const open = { limit: 5, threshold: THRESHOLD, explain: true, tuning: alone } as const;
 
 describe("operations the catalog lacks", () => {
