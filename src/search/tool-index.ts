@@ -323,6 +323,7 @@ export class ToolIndex {
   private readonly db: Db;
   /** What the tools learned from use: their `usage` field (usage.ts), kept beside the text's postings. */
   private usage = new UsageField();
+  private readonly verbClasses = new Map<string, ReadonlySet<string>>();
   /**
    * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
    * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
@@ -446,7 +447,18 @@ export class ToolIndex {
   private removeText(ids: Iterable<string>): string[] {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length > 0) this.db.remove(present);
+    for (const id of present) this.verbClasses.delete(id);
     return present;
+  }
+
+  /** The classes of the verbs in a tool's name (verbs.ts), read once per tool: a name never changes under its id. */
+  private nameVerbs(id: string): ReadonlySet<string> {
+    let classes = this.verbClasses.get(id);
+    if (!classes) {
+      classes = nameVerbClasses(id.slice(id.indexOf("::") + 2), this.analyzers.words);
+      this.verbClasses.set(id, classes);
+    }
+    return classes;
   }
 
   // ---- learned from use (the usage field) ----------------------------------------------------------
@@ -566,7 +578,7 @@ export class ToolIndex {
           )
         : undefined;
     const verbOf = (id: string) =>
-      verbFactor(asked, nameVerbClasses(id.slice(id.indexOf("::") + 2), this.analyzers.words), tuning.verbConflict);
+      asked === undefined ? 1 : verbFactor(asked, this.nameVerbs(id), tuning.verbConflict);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =

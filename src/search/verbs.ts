@@ -82,6 +82,9 @@ export function askedVerbClass(
   return question ? "read" : undefined;
 }
 
+/** One set per combination of classes (at most 32), shared by every tool name that has it: callers cache them. */
+const interned = new Map<string, ReadonlySet<string>>();
+
 /** The classes of the verbs in a tool's name (`create_record` -> create; `weather_forecast` -> none). */
 export function nameVerbClasses(name: string, analyse: Analyse): ReadonlySet<string> {
   const classes = verbClasses(analyse);
@@ -90,7 +93,13 @@ export function nameVerbClasses(name: string, analyse: Analyse): ReadonlySet<str
     const verbClass = classes.get(analyse(word)[0] ?? "");
     if (verbClass) found.add(verbClass);
   }
-  return found;
+  const key = [...found].sort().join(" ");
+  let shared = interned.get(key);
+  if (!shared) {
+    shared = found;
+    interned.set(key, shared);
+  }
+  return shared;
 }
 
 /**
