@@ -573,8 +573,11 @@ export class ToolIndex {
     const naming = namingFactor(known, wordCount, tuning.nameCoverage);
     const asked =
       tuning.verbConflict < 1
-        ? askedVerbClass(query, this.analyzers.words, (opening) =>
-            tuning.operationNouns ? unasked(opening, this.analyzers.words) : new Set(),
+        ? askedVerbClass(
+            query,
+            this.analyzers.words,
+            (opening) => (tuning.operationNouns ? unasked(opening, this.analyzers.words) : new Set()),
+            (term) => phrasalExpansions(terms, term),
           )
         : undefined;
     const verbOf = (id: string) =>
@@ -775,6 +778,20 @@ function operationCheck(
   const services = tuning.operationService ? present() : [];
   return (internalId, wordBits, synonymBits) =>
     ((wordBits | synonymBits) & bits) === 0 || services.some((s) => !s.tools.has(internalId));
+}
+
+/**
+ * The words that synonym keys of several words holding the query's own word `term` expand to ("turn off" -> disable,
+ * deactivate): what the key means as a whole (verbs.ts reads a phrasal verb's class from them).
+ */
+function phrasalExpansions(terms: readonly QueryTerm[], term: string): string[] {
+  const bits = terms.find((t) => t.word && t.term === term)?.bits ?? 0;
+  if (bits === 0) return [];
+  const key = (via: string) => via.replace(/^builtin:/, "");
+  return terms
+    .filter((t) => !t.word && ((t.keyBits ?? 0) & bits) !== 0 && t.via !== undefined && !t.via.startsWith("compound:"))
+    .filter((t) => key(t.via!).includes(" ") && !t.term.includes(" "))
+    .map((t) => t.term);
 }
 
 /** The server part of a tool id (`server::name`; server names hold no colon). */

@@ -58,15 +58,18 @@ const OPENING_CHARS = 200;
 
 /**
  * The class of what a request asks to do: that of its first word after the words analysis drops ("could you
- * please"), when that word is a verb of a class used as one (`unasked` reads the opening: "the deploy failed",
- * "merged pull requests" ask for no deploy or merge, operations.ts); "read" when a question word comes before it and
- * it is none ("what pods are running", but "how do I create a repo" asks to create). Undefined when the request opens
- * with anything else ("top posts this week").
+ * please"), when that word is a verb used as one (`unasked` reads the opening: "the deploy failed", "merged pull
+ * requests" ask for no deploy or merge, operations.ts); "read" when a question word comes before it and it is none
+ * ("what pods are running", but "how do I create a repo" asks to create). A phrasal verb is read as a whole:
+ * `phrasal(term)` gives the expansions of the synonym keys of several words that hold the word ("turn off" ->
+ * disable, "set up" -> create, "get rid of" -> delete), and when they name one class, it is the request's. Undefined
+ * when the request opens with anything else ("top posts this week").
  */
 export function askedVerbClass(
   query: string,
   analyse: Analyse,
   unasked: (opening: string) => ReadonlySet<string>,
+  phrasal: (term: string) => readonly string[] = () => [],
 ): string | undefined {
   const classes = verbClasses(analyse);
   const words = splitWords(query.slice(0, OPENING_CHARS));
@@ -75,8 +78,9 @@ export function askedVerbClass(
     if (QUESTION_WORDS.has(word)) question = true;
     const term = analyse(word)[0];
     if (term === undefined) continue;
-    const verbClass = classes.get(term);
-    const asked = verbClass && !unasked(words.slice(0, i + 1).join(" ")).has(term) ? verbClass : undefined;
+    if (unasked(words.slice(0, i + 1).join(" ")).has(term)) break;
+    const whole = new Set(phrasal(term).flatMap((t) => classes.get(t) ?? []));
+    const asked = whole.size === 1 ? [...whole][0] : classes.get(term);
     return asked ?? (question ? "read" : undefined);
   }
   return question ? "read" : undefined;

@@ -28,6 +28,22 @@ describe("the request's opening verb against a tool's name", () => {
     expect(asked("rename the channel to incidents")).toBe("update");
   });
 
+  it("reads a phrasal verb as a whole, through what its multi-word synonym keys expand to", () => {
+    const turn = analyze("turn")[0]!;
+    const expansions = (term: string) => (term === turn ? analyze("disable deactivate") : []);
+    const unaskedIn = (opening: string) => unasked(opening, analyze);
+    expect(askedVerbClass("turn off the onboarding flag", analyze, unaskedIn, expansions)).toBe("update");
+    expect(askedVerbClass("turn off the onboarding flag", analyze, unaskedIn)).toBeUndefined();
+    // With the built-in thesaurus: "get rid of" means delete, not get, so reading tools rank lower, not deleting ones.
+    const tables = [
+      tool("db", "describe_table", "Describe the columns of a table in the database"),
+      tool("db", "drop_table", "Drop a table from the database"),
+    ];
+    const hits = ToolIndex.fromTools(tables).search("get rid of the sessions table in the database", open);
+    expect(hits.find((h) => h.id === "db::describe_table")?.explain?.verb).toBe(VERB_CONFLICT);
+    expect(hits.find((h) => h.id === "db::drop_table")?.explain?.verb).toBeUndefined();
+  });
+
   it("asks for nothing when the request opens with a noun, a participle or another verb", () => {
     expect(asked("top posts on r/programming this week")).toBeUndefined();
     expect(asked("merged pull requests")).toBeUndefined(); // a state, not a request to merge
