@@ -153,6 +153,12 @@ export const CHOICES: Choice[] = [
     [0, 0.25, 0.5, 1].map((weight) => variant(String(weight), { tuning: { nameCoverage: weight } })),
   ),
   choice(
+    "a name that says more than was asked",
+    "0",
+    here(DEFAULT_TUNING.nameExtra),
+    [0, 0.03, 0.05, 0.1, 0.2].map((weight) => variant(String(weight), { tuning: { nameExtra: weight } })),
+  ),
+  choice(
     "operations on a named service",
     "off",
     DEFAULT_TUNING.operationService ? "on" : "off",

@@ -13,7 +13,7 @@ import { SettingsSchema } from "../tenancy/settings.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
-import { NAME_COVERAGE, NAMING_QUERY_WORDS } from "../search/naming.ts";
+import { NAME_COVERAGE, NAME_EXTRA, NAMING_QUERY_WORDS } from "../search/naming.ts";
 import { VERB_CONFLICT } from "../search/verbs.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
 import { REPLY_SHARE } from "../search/message.ts";
@@ -608,8 +608,9 @@ export const SearchResultSchema = z
           .describe(
             `In a query of at most ${NAMING_QUERY_WORDS} words, what the tool's score was multiplied by for naming ` +
               `the query's words (name, title, server, keywords; its own or through a synonym): 1 + ${NAME_COVERAGE} ` +
-              "x their share of the query's known words by idf. It ranks by it; the no-match decision uses the " +
-              "score without it (gate)",
+              "x their share of the query's known words by idf, times " +
+              `${1 - NAME_EXTRA} for each word of the tool's name the query does not hold (itself or through a ` +
+              "synonym). It ranks by it; the no-match decision uses the score without it (gate)",
           ),
         verb: z
           .number()

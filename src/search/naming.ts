@@ -8,13 +8,24 @@
  * 1 + NAME_COVERAGE × the share of the words the catalog knows (by idf) its naming fields hold, itself or through a
  * synonym.
  *
+ * A name can also say more than was asked: in "port forward", `stop_port_forward` names both words as well as
+ * `port_forward` does, and its longer description scored it first. Each word of a tool's name that the query does not
+ * hold, itself or through a synonym, multiplies the factor by 1 - NAME_EXTRA, so that among tools naming a short
+ * query alike the one whose name says no more than was asked ranks first.
+ *
  * Ranking only: the no-match decision is taken on the score without the factor (the hit's `gate`), so whether a query
  * matched anything is the same with it or without it. Chosen with `npm run eval` (docs/quality.md, "Names that say
- * what was asked").
+ * what was asked", "A name that says more than was asked").
  */
 
 /** How much naming every known word of a short query raises a tool's score: up to × (1 + NAME_COVERAGE). */
 export const NAME_COVERAGE = 0.5;
+
+/**
+ * What each word of a tool's name that a short query does not hold takes off its rank: × (1 - NAME_EXTRA) per word.
+ * Small on purpose: it orders tools that name the query alike, and leaves the rest to the words' evidence.
+ */
+export const NAME_EXTRA = 0.05;
 
 /** Queries of at most this many words say one thing, which a tool's name can say too (operations.ts: the same). */
 export const NAMING_QUERY_WORDS = 4;
@@ -26,15 +37,28 @@ export interface KnownWord {
 }
 
 /**
- * The factor of a tool whose naming fields hold the query words `nameBits` (own or through a synonym), for a query
- * of `words` distinct words: 1 for a longer query, one without known words, or a weight of 0.
+ * The factor of a tool whose naming fields hold the query words `nameBits` (own or through a synonym) and whose name
+ * has `extraWords` words the query does not hold, for a query of `words` distinct words: 1 for a longer query, one
+ * without known words, or weights of 0.
  */
-export function namingFactor(known: readonly KnownWord[], words: number, weight: number): (nameBits: number) => number {
-  if (weight === 0 || known.length === 0 || words > NAMING_QUERY_WORDS) return () => 1;
+export function namingFactor(
+  known: readonly KnownWord[],
+  words: number,
+  weight: number,
+  extra: number,
+): (nameBits: number, extraWords: number) => number {
+  if ((weight === 0 && extra === 0) || known.length === 0 || words > NAMING_QUERY_WORDS) return () => 1;
   const total = known.reduce((sum, w) => sum + w.info, 0);
-  return (nameBits) => {
+  return (nameBits, extraWords) => {
     let named = 0;
     for (const w of known) if (nameBits & w.bits) named += w.info;
-    return 1 + (weight * named) / total;
+    return (1 + (weight * named) / total) * (1 - extra) ** extraWords;
   };
+}
+
+/** How many of a name's distinct words a query's terms (its own, their expansions, its phrases' words) lack. */
+export function extraNameWords(nameWords: readonly string[], queryTerms: ReadonlySet<string>): number {
+  let extra = 0;
+  for (const word of nameWords) if (!queryTerms.has(word)) extra++;
+  return extra;
 }

@@ -19,7 +19,7 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { type KnownWord, NAME_COVERAGE, namingFactor } from "./naming.ts";
+import { extraNameWords, type KnownWord, NAME_COVERAGE, NAME_EXTRA, namingFactor } from "./naming.ts";
 import {
   OPERATION_NOUNS,
   OPERATION_QUERY_WORDS,
@@ -147,6 +147,8 @@ export interface Tuning {
   operationNouns: boolean;
   /** How much naming a short query's words raises a tool's rank: score * (1 + weight * share) (naming.ts). */
   nameCoverage: number;
+  /** What each word of a tool's name that a short query lacks takes off its rank: × (1 - weight) (naming.ts). */
+  nameExtra: number;
   /** Weight of a word the catalog writes as one for two adjacent query words (query.ts). */
   compoundWeight: number;
   /** What a tool whose name does another kind of thing than the request's opening verb ranks by (verbs.ts). */
@@ -198,6 +200,7 @@ export const DEFAULT_TUNING: Tuning = {
   operationService: OPERATION_SERVICE,
   operationNouns: OPERATION_NOUNS,
   nameCoverage: NAME_COVERAGE,
+  nameExtra: NAME_EXTRA,
   compoundWeight: COMPOUND_WEIGHT,
   verbConflict: VERB_CONFLICT,
 };
@@ -309,6 +312,12 @@ const UPSERT_SLICE = 2_000;
 
 type Db = OramaDb<PostingsStore, NameStore, SearchDocument>;
 
+/** What a tool's name says: the classes of its verbs (verbs.ts) and its distinct words as analysed (naming.ts). */
+interface NameFacts {
+  verbs: ReadonlySet<string>;
+  words: readonly string[];
+}
+
 function createDb(analyzers: Analyzers, options: IndexOptions): Db {
   const terms = fieldTerms(analyzers.words, options.phraseTerms);
   return OramaDb.create(FIELDS, {
@@ -323,7 +332,8 @@ export class ToolIndex {
   private readonly db: Db;
   /** What the tools learned from use: their `usage` field (usage.ts), kept beside the text's postings. */
   private usage = new UsageField();
-  private readonly verbClasses = new Map<string, ReadonlySet<string>>();
+  /** What each tool's name says, read once per tool: a name never changes under its id. */
+  private readonly nameFacts = new Map<string, NameFacts>();
   /**
    * After a restore, Orama's id -> internal id map is filled on first need (a write, `has`, an
    * exact-name hit), not on load: ranked search only maps internal ids back to ids, and at
@@ -447,18 +457,22 @@ export class ToolIndex {
   private removeText(ids: Iterable<string>): string[] {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length > 0) this.db.remove(present);
-    for (const id of present) this.verbClasses.delete(id);
+    for (const id of present) this.nameFacts.delete(id);
     return present;
   }
 
-  /** The classes of the verbs in a tool's name (verbs.ts), read once per tool: a name never changes under its id. */
-  private nameVerbs(id: string): ReadonlySet<string> {
-    let classes = this.verbClasses.get(id);
-    if (!classes) {
-      classes = nameVerbClasses(id.slice(id.indexOf("::") + 2), this.analyzers.words);
-      this.verbClasses.set(id, classes);
+  /** What a tool's name says, read once per tool. */
+  private nameOf(id: string): NameFacts {
+    let facts = this.nameFacts.get(id);
+    if (!facts) {
+      const name = id.slice(id.indexOf("::") + 2);
+      facts = {
+        verbs: nameVerbClasses(name, this.analyzers.words),
+        words: [...new Set(this.analyzers.words(name))],
+      };
+      this.nameFacts.set(id, facts);
     }
-    return classes;
+    return facts;
   }
 
   // ---- learned from use (the usage field) ----------------------------------------------------------
@@ -570,7 +584,8 @@ export class ToolIndex {
     const words = canName(terms) ? wordCount : 0;
     const known = knownWords(terms, store);
     const cover = coverage(known, tuning);
-    const naming = namingFactor(known, wordCount, tuning.nameCoverage);
+    const naming = namingFactor(known, wordCount, tuning.nameCoverage, tuning.nameExtra);
+    const queryTerms = new Set(terms.flatMap((t) => t.term.split(" ")));
     const asked =
       tuning.verbConflict < 1
         ? askedVerbClass(
@@ -581,7 +596,7 @@ export class ToolIndex {
           )
         : undefined;
     const verbOf = (id: string) =>
-      asked === undefined ? 1 : verbFactor(asked, this.nameVerbs(id), tuning.verbConflict);
+      asked === undefined ? 1 : verbFactor(asked, this.nameOf(id).verbs, tuning.verbConflict);
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -595,7 +610,7 @@ export class ToolIndex {
       // `score` ranks; `evidence`, without what the name earned, decides whether anything matched.
       const covered = cover(r.wordBits, r.synonymBits);
       const evidence = (r.score / unit) * covered;
-      const factor = naming(r.nameBits);
+      const factor = naming(r.nameBits, extraNameWords(this.nameOf(id).words, queryTerms));
       const verb = verbOf(id);
       return { id, score: evidence * factor * verb, evidence, coverage: covered, naming: factor, verb, match };
     });

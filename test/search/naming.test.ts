@@ -1,11 +1,11 @@
 /** Names that say what was asked: a short query ranks the tools naming its words first; the decision is unchanged. */
 import { describe, expect, it } from "vitest";
-import { NAME_COVERAGE, NAMING_QUERY_WORDS } from "../../src/search/naming.ts";
+import { NAME_COVERAGE, NAME_EXTRA, NAMING_QUERY_WORDS } from "../../src/search/naming.ts";
 import { DEFAULT_TUNING, ToolIndex } from "../../src/search/tool-index.ts";
 import { mcpCatalog, mcpQueries, tool } from "./fixtures.ts";
 
 const THRESHOLD = 1.5;
-const unnamed = { ...DEFAULT_TUNING, nameCoverage: 0 };
+const unnamed = { ...DEFAULT_TUNING, nameCoverage: 0, nameExtra: 0 };
 const pulls = [
   tool("github", "list_pull_requests", "List the pull requests of a repository"),
   tool("github", "create_pull_request", "Create a new pull request in a repository"),
@@ -25,7 +25,11 @@ describe("names that say what was asked", () => {
       ["add a row to airtable", "airtable::create_record"],
       ["read the replies in a slack thread", "slack::slack_get_thread_replies"],
     ]) {
-      const plain = index.answer(query!, { limit: 10, threshold: 0, tuning: { ...base, nameCoverage: 0 } }).hits;
+      const plain = index.answer(query!, {
+        limit: 10,
+        threshold: 0,
+        tuning: { ...base, nameCoverage: 0, nameExtra: 0 },
+      }).hits;
       expect(plain[0]?.id).not.toBe(right);
       const named = index.answer(query!, { limit: 3, threshold: 0, explain: true, tuning: base }).hits;
       expect(named[0]?.id).toBe(right);
@@ -37,6 +41,45 @@ describe("names that say what was asked", () => {
       expect(named[0]!.gate).toBeCloseTo(plain.find((h) => h.id === right)!.score, 9);
       expect(named[0]!.explain!.gate).toBe(named[0]!.gate);
     }
+  });
+
+  it("ranks a name that says no more than was asked above one that says more", () => {
+    // In the catalog of real tools, "make a new folder" reaches `create` ("make") and `directory` ("folder") through
+    // the thesaurus. `create_directory` names both; `paddle::create_customer`, whose words matched more strongly,
+    // names `create` and says `customer`, which was not asked.
+    const index = ToolIndex.fromTools(mcpCatalog);
+    const query = "make a new folder";
+    const without = { ...DEFAULT_TUNING, nameExtra: 0 };
+    const hits = (tuning = DEFAULT_TUNING) =>
+      index.answer(query, { limit: 10, threshold: 0, explain: true, tuning }).hits;
+    expect(hits(without)[0]?.id).toBe("paddle::create_customer");
+    expect(hits()[0]?.id).toBe("filesystem::create_directory");
+    // Each word more costs NAME_EXTRA of the naming factor; a name within what was asked costs nothing.
+    const factors = (tuning = DEFAULT_TUNING) => new Map(hits(tuning).map((h) => [h.id, h.explain!.naming ?? 1]));
+    const [plain, named] = [factors(without), factors()];
+    expect(named.get("filesystem::create_directory")).toBe(plain.get("filesystem::create_directory"));
+    expect(named.get("paddle::create_customer")).toBeCloseTo(
+      plain.get("paddle::create_customer")! * (1 - NAME_EXTRA),
+      12,
+    );
+  });
+
+  it("counts a word reached through a synonym as asked", () => {
+    // "create a PR" reaches every word of `create_pull_request`, "pull request" through the thesaurus: its name says
+    // nothing more, while `list_pull_requests` says "list", which was not asked.
+    const index = ToolIndex.fromTools(pulls);
+    const factors = (tuning = DEFAULT_TUNING) =>
+      new Map(
+        index
+          .answer("create a PR", { limit: 3, threshold: 0, explain: true, tuning })
+          .hits.map((h) => [h.id, h.explain!.naming ?? 1]),
+      );
+    const [plain, named] = [factors({ ...DEFAULT_TUNING, nameExtra: 0 }), factors()];
+    expect(named.get("github::create_pull_request")).toBe(plain.get("github::create_pull_request"));
+    expect(named.get("github::list_pull_requests")).toBeCloseTo(
+      plain.get("github::list_pull_requests")! * (1 - NAME_EXTRA),
+      12,
+    );
   });
 
   it("leaves longer queries as they were", () => {
