@@ -159,6 +159,12 @@ export const CHOICES: Choice[] = [
     [0, 0.03, 0.05, 0.1, 0.2].map((weight) => variant(String(weight), { tuning: { nameExtra: weight } })),
   ),
   choice(
+    "a named service's tools first",
+    "1",
+    here(DEFAULT_TUNING.serviceBoost),
+    [1, 1.25, 1.43, 1.67, 2, 2.5, 3.33].map((boost) => variant(String(boost), { tuning: { serviceBoost: boost } })),
+  ),
+  choice(
     "operations on a named service",
     "off",
     DEFAULT_TUNING.operationService ? "on" : "off",

@@ -14,6 +14,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { NAME_COVERAGE, NAME_EXTRA, NAMING_QUERY_WORDS } from "../search/naming.ts";
+import { SERVICE_BOOST } from "../search/services.ts";
 import { VERB_CONFLICT } from "../search/verbs.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
 import { REPLY_SHARE } from "../search/message.ts";
@@ -620,12 +621,20 @@ export const SearchResultSchema = z
               "than the verb the query opens with ('list ...' and create_record): what it ranks by; the no-match " +
               "decision uses the score without it (gate)",
           ),
+        service: z
+          .number()
+          .optional()
+          .describe(
+            `${SERVICE_BOOST} when the query (the lines the user wrote) names services the catalog has (pinecone, ` +
+              "slack) and this tool is one of theirs: what it ranks by; the no-match decision uses the score " +
+              "without it (gate)",
+          ),
         gate: z
           .number()
           .optional()
           .describe(
             "What the tool counted for in the no-match decision, when not its score: its score without the " +
-              "naming and verb factors; times " +
+              "naming, verb and service factors; times " +
               `${OPERATION_SHARE} when a short query asks for an operation (delete, send, cancel, ...) and this tool ` +
               "holds none of its operation words, or the query names a service (slack, github) that the catalog has " +
               `and this tool is none of its tools; times ${REPLY_SHARE} when a message of several lines asks only to ` +
@@ -634,7 +643,7 @@ export const SearchResultSchema = z
       })
       .optional()
       .describe(
-        "Why the tool scored what it did: score = (sum of terms[].score * coverage * naming * verb + " +
+        "Why the tool scored what it did: score = (sum of terms[].score * coverage * naming * verb * service + " +
           "context.score) * absent.factor (a factor not shown is 1)",
       ),
   })

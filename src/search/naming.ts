@@ -11,7 +11,9 @@
  * A name can also say more than was asked: in "port forward", `stop_port_forward` names both words as well as
  * `port_forward` does, and its longer description scored it first. Each word of a tool's name that the query does not
  * hold, itself or through a synonym, multiplies the factor by 1 - NAME_EXTRA, so that among tools naming a short
- * query alike the one whose name says no more than was asked ranks first.
+ * query alike the one whose name says no more than was asked ranks first. The factor never falls below 1: a factor
+ * that only ranks never puts a score below what decides the match, so whenever anything matched, the best ranked
+ * hit's score reaches the threshold.
  *
  * Ranking only: the no-match decision is taken on the score without the factor (the hit's `gate`), so whether a query
  * matched anything is the same with it or without it. Chosen with `npm run eval` (docs/quality.md, "Names that say
@@ -38,8 +40,8 @@ export interface KnownWord {
 
 /**
  * The factor of a tool whose naming fields hold the query words `nameBits` (own or through a synonym) and whose name
- * has `extraWords` words the query does not hold, for a query of `words` distinct words: 1 for a longer query, one
- * without known words, or weights of 0.
+ * has `extraWords` words the query does not hold, for a query of `words` distinct words, at least 1: 1 for a longer
+ * query, one without known words, or weights of 0.
  */
 export function namingFactor(
   known: readonly KnownWord[],
@@ -52,7 +54,7 @@ export function namingFactor(
   return (nameBits, extraWords) => {
     let named = 0;
     for (const w of known) if (nameBits & w.bits) named += w.info;
-    return (1 + (weight * named) / total) * (1 - extra) ** extraWords;
+    return Math.max(1, (1 + (weight * named) / total) * (1 - extra) ** extraWords);
   };
 }
 

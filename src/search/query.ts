@@ -186,6 +186,8 @@ export interface AnalysedQuery {
   words: string[];
   /** The query's analysed words in order, repeats included. */
   sequence: string[];
+  /** The analysed words of the lines the user wrote (message.ts), in order: all of `sequence` for a plain query. */
+  ownSequence: string[];
   /** A message whose every asking sentence asks for a reply, not an action (message.ts): it needs no tool. */
   replyOnly: boolean;
 }
@@ -298,7 +300,13 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
       add(`${sequence[i]} ${sequence[i + 1]}`, phraseWeight * Math.min(factor(sequence[i]!), factor(sequence[i + 1]!)));
     }
   }
-  return { terms: [...terms.values()], words, sequence, replyOnly: message?.replyOnly ?? false };
+  return {
+    terms: [...terms.values()],
+    words,
+    sequence,
+    ownSequence: ownSequence ?? sequence,
+    replyOnly: message?.replyOnly ?? false,
+  };
 }
 
 function expand(

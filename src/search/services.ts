@@ -72,6 +72,64 @@ export function absentServices(
 }
 
 /**
+ * What a tool of a service the query names ranks by, when the catalog has that service: "add these product
+ * descriptions to the catalog index in Pinecone" asks Pinecone's tools, whatever another service's `create_product`
+ * matches. A boost of the named service's tools rather than a cut of the others', so that no factor that only ranks
+ * puts a score below what decides the match. Ranking only: whether anything matched is decided without it
+ * (tool-index.ts `Hit.gate`). Chosen with `npm run eval` (docs/quality.md, "A named service's tools first").
+ */
+export const SERVICE_BOOST = 1.67;
+
+/** A named service the catalog has: the terms of each of its product's names. */
+export interface NamedService {
+  name: string;
+  names: readonly (readonly string[])[];
+}
+
+/**
+ * The services named in `sequence` that the catalog has (`holds`: some tool holds all the terms of one of the
+ * product's names), each once, by the name the query used.
+ */
+export function namedPresent(
+  sequence: readonly string[],
+  holds: (terms: readonly string[]) => boolean,
+  services: ServiceNames = serviceNames(),
+): NamedService[] {
+  return namedProducts(sequence, services)
+    .map(({ product, name }) => ({ name, names: services.products[product]! }))
+    .filter(({ names }) => names.some(holds));
+}
+
+/**
+ * A tool's factor for the services a query names that the catalog has (`named`): `boost` for a tool of one of them
+ * (it holds all the terms of one of its names in any field), 1 for the others or when none is named. Whether a
+ * candidate holds a name is read from the bits of the query's words it holds (`wordBits`, `bitOf`: the ranker marks
+ * them while scoring); a name with a word that has no bit (not among the scored words) is looked up in the postings
+ * (`holders`), once.
+ */
+export function serviceFactor(
+  named: readonly NamedService[],
+  boost: number,
+  bitOf: (term: string) => number,
+  holders: (terms: readonly string[]) => ReadonlySet<number>,
+): (internalId: number, wordBits: number) => number {
+  if (named.length === 0 || boost === 1) return () => 1;
+  const masks: number[] = [];
+  const looked: (() => ReadonlySet<number>)[] = [];
+  for (const service of named)
+    for (const terms of service.names) {
+      const bits = terms.map(bitOf);
+      if (bits.every((b) => b !== 0)) masks.push(bits.reduce((m, b) => m | b, 0));
+      else {
+        let docs: ReadonlySet<number> | null = null;
+        looked.push(() => (docs ??= holders(terms)));
+      }
+    }
+  return (internalId, wordBits) =>
+    masks.some((m) => (wordBits & m) === m) || looked.some((docs) => docs().has(internalId)) ? boost : 1;
+}
+
+/**
  * The services named in `sequence` that the catalog has, each with its tools: the documents (`holders`) that hold
  * all the terms of one of the product's names, in any field. "delete a slack message" asks Slack's tools; a tool that
  * deletes Discord's messages answers another request (tool-index.ts, `operationCheck`).

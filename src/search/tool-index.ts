@@ -63,7 +63,16 @@ import {
 } from "./ranker.ts";
 import { CONTEXT_WEIGHT, serverContext, type Context } from "./server-context.ts";
 import { REPLY_SHARE } from "./message.ts";
-import { absentServices, compileServices, presentServices, type ServiceNames, serviceNames } from "./services.ts";
+import {
+  absentServices,
+  compileServices,
+  namedPresent,
+  SERVICE_BOOST,
+  serviceFactor,
+  presentServices,
+  type ServiceNames,
+  serviceNames,
+} from "./services.ts";
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.ts";
 import { builtin, compileRules } from "./thesaurus/index.ts";
 import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
@@ -153,6 +162,8 @@ export interface Tuning {
   compoundWeight: number;
   /** What a tool whose name does another kind of thing than the request's opening verb ranks by (verbs.ts). */
   verbConflict: number;
+  /** What a tool of a service the query names (that the catalog has) ranks by: score * boost (services.ts). */
+  serviceBoost: number;
 }
 
 /**
@@ -203,6 +214,7 @@ export const DEFAULT_TUNING: Tuning = {
   nameExtra: NAME_EXTRA,
   compoundWeight: COMPOUND_WEIGHT,
   verbConflict: VERB_CONFLICT,
+  serviceBoost: SERVICE_BOOST,
 };
 
 /**
@@ -232,6 +244,8 @@ interface Explanation {
   naming?: number;
   /** VERB_CONFLICT when the tool's name does another kind of thing than the request asks (verbs.ts); ranking only. */
   verb?: number;
+  /** SERVICE_BOOST when the query names services the catalog has and this tool is one of theirs; ranking only. */
+  service?: number;
   /** What the hit counted for in the no-match decision, when not its score (`Hit.gate`). */
   gate?: number;
 }
@@ -252,9 +266,10 @@ export interface Hit {
   match: Match;
   /**
    * What the hit counts for in the no-match decision, when that is not its score: the score without the factors
-   * that only rank (the one its name earned, naming.ts, and VERB_CONFLICT, verbs.ts), times OPERATION_SHARE when it
-   * holds none of a short query's operation words or is none of the named service's tools (operations.ts), or times
-   * REPLY_SHARE when the message asks only for a reply (message.ts). Its rank is its score.
+   * that only rank (the one its name earned, naming.ts; VERB_CONFLICT, verbs.ts; SERVICE_BOOST, services.ts),
+   * times OPERATION_SHARE when it holds none of a short query's operation words or is none of the named service's
+   * tools (operations.ts), or times REPLY_SHARE when the message asks only for a reply (message.ts). Its rank is its
+   * score.
    */
   gate?: number;
   explain?: Explanation;
@@ -544,7 +559,7 @@ export class ToolIndex {
     const store = this.postings();
     // A usage field weighted 0 is no field at all: not in scores, document frequencies or coverage.
     const usage = params.fields.usage.weight > 0 ? this.usageLookup(options) : undefined;
-    const { terms, sequence, replyOnly } = analyseQuery(query, {
+    const { terms, sequence, ownSequence, replyOnly } = analyseQuery(query, {
       ...(options.synonyms ? { synonyms: options.synonyms } : {}),
       ...(options.builtinSynonyms === false ? {} : { thesaurus: this.builtinThesaurus() }),
       analyze: this.analyzers.words,
@@ -597,6 +612,14 @@ export class ToolIndex {
         : undefined;
     const verbOf = (id: string) =>
       asked === undefined ? 1 : verbFactor(asked, this.nameOf(id).verbs, tuning.verbConflict);
+    // The services the user's lines name that the catalog has: their tools rank first (services.ts).
+    const bitOf = (term: string) => terms.find((t) => t.word && t.term === term)?.bits ?? 0;
+    const serviceOf = serviceFactor(
+      tuning.serviceBoost !== 1 ? namedPresent(ownSequence, (name) => holdsAll(store, name), this.serviceNames()) : [],
+      tuning.serviceBoost,
+      bitOf,
+      (name) => docsHoldingAll(store, name),
+    );
     const candidates = ranked.map((r) => {
       const id = ids[r.internalId - 1]!;
       const match: Match =
@@ -612,7 +635,9 @@ export class ToolIndex {
       const evidence = (r.score / unit) * covered;
       const factor = naming(r.nameBits, extraNameWords(this.nameOf(id).words, queryTerms));
       const verb = verbOf(id);
-      return { id, score: evidence * factor * verb, evidence, coverage: covered, naming: factor, verb, match };
+      const service = serviceOf(r.internalId, r.wordBits);
+      const score = evidence * factor * verb * service;
+      return { id, score, evidence, coverage: covered, naming: factor, verb, service, match };
     });
     const context = serverContext(
       candidates.map((c) => ({ id: c.id, score: c.evidence })),
@@ -621,7 +646,7 @@ export class ToolIndex {
     const scored = (id: string, own: number) =>
       unexplained(own + (context.get(id)?.score ?? 0), absent.length, tuning.absentServiceWeight);
     const lacksOperation = operationCheck(terms, query, this.analyzers.words, tuning, () =>
-      presentServices(sequence, (name) => docsHoldingAll(store, name), this.serviceNames()),
+      presentServices(ownSequence, (name) => docsHoldingAll(store, name), this.serviceNames()),
     );
     const gated = new Set(
       ranked.filter((r) => lacksOperation(r.internalId, r.wordBits, r.synonymBits)).map((r) => ids[r.internalId - 1]!),
@@ -676,7 +701,7 @@ export class ToolIndex {
     context: ReadonlyMap<string, Context>,
     penalty: { absent: string[]; weight: number },
     usage: UsageLookup | undefined,
-    factors: ReadonlyMap<string, { coverage: number; naming: number; verb: number }>,
+    factors: ReadonlyMap<string, { coverage: number; naming: number; verb: number; service: number }>,
   ): void {
     const internal = hits.map((hit) => this.idMap().get(hit.id)!);
     const explained = explainTerms(this.postings(), terms, params, internal, usage);
@@ -694,11 +719,12 @@ export class ToolIndex {
         }
       }
       const boost = context.get(hit.id);
-      // A named hit ranks by its evidence (coverage included), the others by it times their naming factor.
+      // A named hit ranks by its evidence (coverage included), the others by it times their ranking factors.
       const coverage = factors.get(hit.id)?.coverage ?? 1;
       const naming = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.naming ?? 1);
       const verb = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.verb ?? 1);
-      const own = sum(parts) * coverage * naming * verb + (boost?.score ?? 0);
+      const service = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.service ?? 1);
+      const own = sum(parts) * coverage * naming * verb * service + (boost?.score ?? 0);
       const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
       hit.explain = {
         match: hit.match,
@@ -710,6 +736,7 @@ export class ToolIndex {
         ...(coverage !== 1 ? { coverage } : {}),
         ...(naming !== 1 ? { naming } : {}),
         ...(verb !== 1 ? { verb } : {}),
+        ...(service !== 1 ? { service } : {}),
         ...(hit.gate !== undefined ? { gate: hit.gate } : {}),
       };
     });
@@ -772,8 +799,8 @@ function coverage(known: readonly KnownWord[], tuning: Tuning): (wordBits: numbe
 /**
  * Whether a candidate answers another request than a short query's operation (operations.ts): it holds none of the
  * query's operation words (its own or through their synonyms; with `operationNouns`, not those the query uses only as
- * nouns or states), or, with `operationService`, the query names a service
- * the catalog has (`present`, asked only for such queries) and the candidate is none of that service's tools. Never
+ * nouns or states), or, with `operationService`, the query names a service the catalog has (`present`, asked only
+ * for such queries) and the candidate is none of that service's tools. Never
  * for a longer query, one without operation words, or a share of 1.
  */
 function operationCheck(

@@ -20,7 +20,7 @@ describe("names that say what was asked", () => {
     // record); `slack_get_thread_replies` says "thread" and "replies". Measured with the thesaurus at its base weight
     // in both: at the short-query weight (SHORT_EXPANSION_FACTOR) "add" -> `create` alone puts `create_record` first,
     // and the opening verb's class (verbs.ts) alone puts the reading tool above those that post.
-    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1, verbConflict: 1 };
+    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1, verbConflict: 1, serviceBoost: 1 };
     for (const [query, right] of [
       ["add a row to airtable", "airtable::create_record"],
       ["read the replies in a slack thread", "slack::slack_get_thread_replies"],
@@ -64,22 +64,26 @@ describe("names that say what was asked", () => {
     );
   });
 
-  it("counts a word reached through a synonym as asked", () => {
-    // "create a PR" reaches every word of `create_pull_request`, "pull request" through the thesaurus: its name says
-    // nothing more, while `list_pull_requests` says "list", which was not asked.
+  it("counts a word reached through a synonym as asked, and never takes a name's factor below 1", () => {
+    // "open a pull request in a repository" reaches `create` through the thesaurus: `create_pull_request` says
+    // nothing more than was asked, while `list_pull_requests` says "list". `get_file_contents` names none of the
+    // query's words: its factor would fall below 1, and stays at 1 (a factor that only ranks never puts a score below
+    // what decides the match).
     const index = ToolIndex.fromTools(pulls);
     const factors = (tuning = DEFAULT_TUNING) =>
       new Map(
         index
-          .answer("create a PR", { limit: 3, threshold: 0, explain: true, tuning })
+          .answer("open a pull request in a repository", { limit: 3, threshold: 0, explain: true, tuning })
           .hits.map((h) => [h.id, h.explain!.naming ?? 1]),
       );
     const [plain, named] = [factors({ ...DEFAULT_TUNING, nameExtra: 0 }), factors()];
     expect(named.get("github::create_pull_request")).toBe(plain.get("github::create_pull_request"));
+    expect(plain.get("github::list_pull_requests")).toBeGreaterThan(1);
     expect(named.get("github::list_pull_requests")).toBeCloseTo(
       plain.get("github::list_pull_requests")! * (1 - NAME_EXTRA),
       12,
     );
+    expect(named.get("github::get_file_contents")).toBe(1);
   });
 
   it("leaves longer queries as they were", () => {
