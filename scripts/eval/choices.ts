@@ -164,6 +164,10 @@ export const CHOICES: Choice[] = [
     here(DEFAULT_TUNING.serviceBoost),
     [1, 1.25, 1.43, 1.67, 2, 2.5, 3.33].map((boost) => variant(String(boost), { tuning: { serviceBoost: boost } })),
   ),
+  choice("a server named by its own name", "off", here(DEFAULT_TUNING.ownNameShare), [
+    variant("off", { tuning: { ownNameShare: 2 } }),
+    ...[0.5, 0.65, 0.8, 0.95].map((share) => variant(String(share), { tuning: { ownNameShare: share } })),
+  ]),
   choice(
     "operations on a named service",
     "off",

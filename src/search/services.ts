@@ -101,6 +101,53 @@ export function namedPresent(
 }
 
 /**
+ * A catalog's server whose name is its own: of the tools that hold the words of its name (in any field), at least
+ * this share are the server's. In a catalog of MCP servers "argocd" and "pubmed" are; "time" and "memory", which
+ * other tools' descriptions use, are not, and naming them says nothing about whose tool is wanted. Chosen with `npm
+ * run eval` (docs/quality.md, "A named service's tools first").
+ */
+export const OWN_NAME_SHARE = 0.8;
+
+/** A catalog's servers by the first term of their names: each name's terms and its number of tools. */
+export type ServerNames = ReadonlyMap<string, readonly { terms: readonly string[]; tools: number }[]>;
+
+/** The names of `servers` (each with its number of tools) under `analyze`, by first term. */
+export function catalogServerNames(servers: Iterable<{ name: string; tools: number }>, analyze: Analyze): ServerNames {
+  const byFirst = new Map<string, { terms: string[]; tools: number }[]>();
+  for (const { name, tools } of servers) {
+    const terms = analyze(name);
+    if (terms.length === 0) continue;
+    const list = byFirst.get(terms[0]!) ?? [];
+    list.push({ terms, tools });
+    byFirst.set(terms[0]!, list);
+  }
+  return byFirst;
+}
+
+/**
+ * The catalog's servers named in `sequence` whose names are their own, each once: `holders(terms)` is how many tools
+ * hold all the terms in any field (a server's tools all hold its name, in their server field), and at least `share`
+ * of them must be the server's (above 1: none is). Only the names the sequence holds are weighed.
+ */
+export function namedServers(
+  sequence: readonly string[],
+  names: ServerNames,
+  holders: (terms: readonly string[]) => number,
+  share = OWN_NAME_SHARE,
+): NamedService[] {
+  const named = new Map<string, NamedService>();
+  sequence.forEach((term, at) => {
+    for (const { terms, tools } of names.get(term) ?? []) {
+      const name = terms.join(" ");
+      if (named.has(name) || !terms.every((t, i) => sequence[at + i] === t)) continue;
+      const held = holders(terms);
+      if (held > 0 && tools / held >= share) named.set(name, { name, names: [terms] });
+    }
+  });
+  return [...named.values()];
+}
+
+/**
  * A tool's factor for the services a query names that the catalog has (`named`): `boost` for a tool of one of them
  * (it holds all the terms of one of its names in any field), 1 for the others or when none is named. Whether a
  * candidate holds a name is read from the bits of the query's words it holds (`wordBits`, `bitOf`: the ranker marks

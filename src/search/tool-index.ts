@@ -67,9 +67,13 @@ import {
   absentServices,
   compileServices,
   namedPresent,
+  catalogServerNames,
+  namedServers,
+  OWN_NAME_SHARE,
+  presentServices,
+  type ServerNames,
   SERVICE_BOOST,
   serviceFactor,
-  presentServices,
   type ServiceNames,
   serviceNames,
 } from "./services.ts";
@@ -164,6 +168,8 @@ export interface Tuning {
   verbConflict: number;
   /** What a tool of a service the query names (that the catalog has) ranks by: score * boost (services.ts). */
   serviceBoost: number;
+  /** The share of the tools holding a server's name that must be its own for the name to count as a service's. */
+  ownNameShare: number;
 }
 
 /**
@@ -215,6 +221,7 @@ export const DEFAULT_TUNING: Tuning = {
   compoundWeight: COMPOUND_WEIGHT,
   verbConflict: VERB_CONFLICT,
   serviceBoost: SERVICE_BOOST,
+  ownNameShare: OWN_NAME_SHARE,
 };
 
 /**
@@ -368,6 +375,23 @@ export class ToolIndex {
   }
 
   private services: ServiceNames | null = null;
+  /** The catalog's server names (services.ts), read on first need after a change. */
+  private ownServers: ServerNames | null = null;
+
+  private serversByName(): ServerNames {
+    if (!this.ownServers) {
+      const tools = new Map<string, number>();
+      const records = this.names().records;
+      this.db.ids.internalIdToId.forEach((id, i) => {
+        if (records[i + 1] !== undefined) tools.set(serverOf(id), (tools.get(serverOf(id)) ?? 0) + 1);
+      });
+      this.ownServers = catalogServerNames(
+        [...tools].map(([name, count]) => ({ name, tools: count })),
+        this.analyzers.words,
+      );
+    }
+    return this.ownServers;
+  }
 
   /** The known services under this index's analysis (compiled once, for an analysis other than the default). */
   private serviceNames(): ServiceNames {
@@ -473,6 +497,7 @@ export class ToolIndex {
     const present = [...ids].filter((id) => this.has(id));
     if (present.length > 0) this.db.remove(present);
     for (const id of present) this.nameFacts.delete(id);
+    this.ownServers = null;
     return present;
   }
 
@@ -615,7 +640,17 @@ export class ToolIndex {
     // The services the user's lines name that the catalog has: their tools rank first (services.ts).
     const bitOf = (term: string) => terms.find((t) => t.word && t.term === term)?.bits ?? 0;
     const serviceOf = serviceFactor(
-      tuning.serviceBoost !== 1 ? namedPresent(ownSequence, (name) => holdsAll(store, name), this.serviceNames()) : [],
+      tuning.serviceBoost !== 1
+        ? [
+            ...namedPresent(ownSequence, (name) => holdsAll(store, name), this.serviceNames()),
+            ...namedServers(
+              ownSequence,
+              this.serversByName(),
+              (name) => (name.length === 1 ? documentFrequency(store, name[0]!) : docsHoldingAll(store, name).size),
+              tuning.ownNameShare,
+            ),
+          ]
+        : [],
       tuning.serviceBoost,
       bitOf,
       (name) => docsHoldingAll(store, name),

@@ -27,16 +27,19 @@ const catalog = [
 describe("explain", () => {
   const index = ToolIndex.fromTools(catalog);
 
-  it("adds up: the score is the sum of the terms' parts plus the server context", () => {
+  it("adds up: the score is the sum of the terms' parts, times the factors shown, plus the server context", () => {
     const hits = index.search("latest cryptocurrency news and the supported currencies", {
       limit: 6,
       threshold: 0,
       explain: true,
     });
     expect(hits.length).toBeGreaterThan(2);
+    // The query names the news server (a name only its tools hold), so its tools carry a service factor.
+    expect(hits.some((h) => h.explain!.service !== undefined)).toBe(true);
     for (const hit of hits) {
       const e = hit.explain!;
-      const sum = e.terms.reduce((s, t) => s + t.score, 0) + (e.context?.score ?? 0);
+      const factors = (e.coverage ?? 1) * (e.naming ?? 1) * (e.verb ?? 1) * (e.service ?? 1);
+      const sum = e.terms.reduce((s, t) => s + t.score, 0) * factors + (e.context?.score ?? 0);
       expect(sum).toBeCloseTo(hit.score, 12);
       expect(e.unit).toBeCloseTo(Math.log(1 + catalog.length), 12);
       expect(e.match).toBe("terms");
@@ -60,10 +63,12 @@ describe("explain", () => {
   });
 
   it("shows the server context: which sibling lifted the tool, by how much", () => {
+    // Without the boost of the server the query names ("news"): the context is a share of the sibling's own score.
     const hits = index.search("latest cryptocurrency news and the supported currencies", {
       limit: 6,
       threshold: 0,
       explain: true,
+      tuning: { ...DEFAULT_TUNING, serviceBoost: 1 },
     });
     const news = hits.filter((h) => h.id.startsWith("news::"));
     expect(news).toHaveLength(2);

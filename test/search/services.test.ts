@@ -100,4 +100,33 @@ describe("a named service's tools first", () => {
     expect(lookups).toBe(1);
     expect(serviceFactor([], 1.5, () => 1, holders)(3, 0)).toBe(1); // no service named
   });
+
+  it("counts a catalog's server named by a name of its own as a named service, and not one other tools use", () => {
+    // "zorblax" is on no list, but only its own tools hold it; "time" is also in two calendar tools' text.
+    const servers = ToolIndex.fromTools([
+      tool("zorblax", "sync_application", "Sync an application to the state in git"),
+      tool("zorblax", "get_application", "Get an application"),
+      tool("deployer", "create_application", "Create an application and deploy it"),
+      tool("time", "get_current_time", "Get the current time in a time zone"),
+      tool("calendar", "create_event", "Create an event at a time"),
+      tool("calendar", "list_events", "List the events in a time range"),
+    ]);
+    const boosts = (query: string, tuning = DEFAULT_TUNING) =>
+      new Map(
+        servers
+          .answer(query, { limit: 6, threshold: 0, explain: true, tuning })
+          .hits.map((h) => [h.id, h.explain!.service ?? 1]),
+      );
+    const zorblax = boosts("deploy an application with zorblax");
+    expect(zorblax.get("zorblax::get_application")).toBe(SERVICE_BOOST);
+    expect(zorblax.get("zorblax::sync_application")).toBe(SERVICE_BOOST);
+    expect(zorblax.get("deployer::create_application")).toBe(1);
+    // Off when no share of holders is enough (above 1), and for a name other tools hold.
+    const off = boosts("deploy an application with zorblax", { ...DEFAULT_TUNING, ownNameShare: 2 });
+    expect([...off.values()].every((b) => b === 1)).toBe(true);
+    expect([...boosts("what time is it in tokyo").values()].every((b) => b === 1)).toBe(true);
+    // A new server's name counts at once: the names are read again after the catalog changes.
+    servers.upsert([tool("quuxly", "get_report", "Get a report")]);
+    expect(boosts("get the report from quuxly").get("quuxly::get_report")).toBe(SERVICE_BOOST);
+  });
 });
