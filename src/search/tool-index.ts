@@ -19,7 +19,14 @@ import {
 import { freezeNames, lookup, nameStore, type NameKind, type NameStore } from "./name-store.ts";
 import { queryKey } from "./names.ts";
 import { OramaDb } from "./orama.ts";
-import { extraNameWords, type KnownWord, NAME_COVERAGE, NAME_EXTRA, namingFactor } from "./naming.ts";
+import {
+  extraNameWords,
+  type KnownWord,
+  NAME_COVERAGE,
+  NAME_EXTRA,
+  NAMING_QUERY_WORDS,
+  namingFactor,
+} from "./naming.ts";
 import {
   OPERATION_NOUNS,
   OPERATION_QUERY_WORDS,
@@ -377,6 +384,19 @@ export class ToolIndex {
   private services: ServiceNames | null = null;
   /** The catalog's server names (services.ts), read on first need after a change. */
   private ownServers: ServerNames | null = null;
+  /** How many tools hold all the words of a server's name, per name a query held, until the catalog changes. */
+  private readonly nameHolders = new Map<string, number>();
+
+  private holdersOfName(name: readonly string[]): number {
+    const key = name.join(" ");
+    let held = this.nameHolders.get(key);
+    if (held === undefined) {
+      const store = this.postings();
+      held = name.length === 1 ? documentFrequency(store, name[0]!) : docsHoldingAll(store, name).size;
+      this.nameHolders.set(key, held);
+    }
+    return held;
+  }
 
   private serversByName(): ServerNames {
     if (!this.ownServers) {
@@ -498,6 +518,7 @@ export class ToolIndex {
     if (present.length > 0) this.db.remove(present);
     for (const id of present) this.nameFacts.delete(id);
     this.ownServers = null;
+    this.nameHolders.clear();
     return present;
   }
 
@@ -625,7 +646,9 @@ export class ToolIndex {
     const known = knownWords(terms, store);
     const cover = coverage(known, tuning);
     const naming = namingFactor(known, wordCount, tuning.nameCoverage, tuning.nameExtra);
-    const queryTerms = new Set(terms.flatMap((t) => t.term.split(" ")));
+    // A name's words the query lacks weigh only where naming does (short queries): read them only there.
+    const queryTerms = wordCount <= NAMING_QUERY_WORDS ? new Set(terms.flatMap((t) => t.term.split(" "))) : null;
+    const extraOf = (id: string) => (queryTerms ? extraNameWords(this.nameOf(id).words, queryTerms) : 0);
     const asked =
       tuning.verbConflict < 1
         ? askedVerbClass(
@@ -643,12 +666,7 @@ export class ToolIndex {
       tuning.serviceBoost !== 1
         ? [
             ...namedPresent(ownSequence, (name) => holdsAll(store, name), this.serviceNames()),
-            ...namedServers(
-              ownSequence,
-              this.serversByName(),
-              (name) => (name.length === 1 ? documentFrequency(store, name[0]!) : docsHoldingAll(store, name).size),
-              tuning.ownNameShare,
-            ),
+            ...namedServers(ownSequence, this.serversByName(), (name) => this.holdersOfName(name), tuning.ownNameShare),
           ]
         : [],
       tuning.serviceBoost,
@@ -668,7 +686,7 @@ export class ToolIndex {
       // `score` ranks; `evidence`, without what the name earned, decides whether anything matched.
       const covered = cover(r.wordBits, r.synonymBits);
       const evidence = (r.score / unit) * covered;
-      const factor = naming(r.nameBits, extraNameWords(this.nameOf(id).words, queryTerms));
+      const factor = naming(r.nameBits, extraOf(id));
       const verb = verbOf(id);
       const service = serviceOf(r.internalId, r.wordBits);
       const score = evidence * factor * verb * service;
