@@ -198,8 +198,8 @@ export const CHOICES: Choice[] = [
   choice(
     "a name's verb against the request's",
     "1",
-    here(DEFAULT_TUNING.verbConflict),
-    [1, 0.9, 0.8, 0.7].map((factor) => variant(String(factor), { tuning: { verbConflict: factor } })),
+    here(DEFAULT_TUNING.verbBoost),
+    [1, 1.11, 1.25, 1.43, 1.67].map((boost) => variant(String(boost), { tuning: { verbBoost: boost } })),
   ),
   choice(
     "operation words used as nouns or states",

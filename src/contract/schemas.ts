@@ -15,7 +15,7 @@ import { SCORED_FIELDS } from "../catalog/fields.ts";
 import { ScopeSchema, TENANT_ID } from "../tenancy/keys.ts";
 import { NAME_COVERAGE, NAME_EXTRA, NAMING_QUERY_WORDS } from "../search/naming.ts";
 import { SERVICE_BOOST } from "../search/services.ts";
-import { VERB_CONFLICT } from "../search/verbs.ts";
+import { VERB_BOOST } from "../search/verbs.ts";
 import { OPERATION_SHARE } from "../search/operations.ts";
 import { REPLY_SHARE } from "../search/message.ts";
 import { SessionIdSchema } from "../sessions/session.ts";
@@ -617,9 +617,9 @@ export const SearchResultSchema = z
           .number()
           .optional()
           .describe(
-            `${VERB_CONFLICT} when the tool's name does another kind of thing (create, read, update, delete, send) ` +
-              "than the verb the query opens with ('list ...' and create_record): what it ranks by; the no-match " +
-              "decision uses the score without it (gate)",
+            `${VERB_BOOST} when the query opens with a verb of a kind (create, read, update, delete, send) and the ` +
+              "tool's name does not say it does another kind ('list ...': list_records or weather_forecast, not " +
+              "create_record): what it ranks by; the no-match decision uses the score without it (gate)",
           ),
         service: z
           .number()

@@ -88,7 +88,7 @@ import { decodeSnapshot, encodeSnapshot, encodeSnapshotParts } from "./snapshot.
 import { builtin, compileRules } from "./thesaurus/index.ts";
 import { dayOf, DEFAULT_HALF_LIFE_DAYS } from "./learning.ts";
 import { UsageField, type LearnedTool } from "./usage.ts";
-import { askedVerbClass, nameVerbClasses, VERB_CONFLICT, verbFactor } from "./verbs.ts";
+import { askedVerbClass, nameVerbClasses, VERB_BOOST, verbFactor } from "./verbs.ts";
 
 /**
  * Version of everything that decides what the index holds (analysis, fields, layout). A snapshot
@@ -171,8 +171,8 @@ export interface Tuning {
   nameExtra: number;
   /** Weight of a word the catalog writes as one for two adjacent query words (query.ts). */
   compoundWeight: number;
-  /** What a tool whose name does another kind of thing than the request's opening verb ranks by (verbs.ts). */
-  verbConflict: number;
+  /** What a tool whose name does not do another kind of thing than the request's opening verb ranks by (verbs.ts). */
+  verbBoost: number;
   /** What a tool of a service the query names (that the catalog has) ranks by: score * boost (services.ts). */
   serviceBoost: number;
   /** The share of the tools holding a server's name that must be its own for the name to count as a service's. */
@@ -226,7 +226,7 @@ export const DEFAULT_TUNING: Tuning = {
   nameCoverage: NAME_COVERAGE,
   nameExtra: NAME_EXTRA,
   compoundWeight: COMPOUND_WEIGHT,
-  verbConflict: VERB_CONFLICT,
+  verbBoost: VERB_BOOST,
   serviceBoost: SERVICE_BOOST,
   ownNameShare: OWN_NAME_SHARE,
 };
@@ -256,7 +256,7 @@ interface Explanation {
   coverage?: number;
   /** The factor the tool's name earned in a short query (naming.ts): it ranks by it, the decision is without it. */
   naming?: number;
-  /** VERB_CONFLICT when the tool's name does another kind of thing than the request asks (verbs.ts); ranking only. */
+  /** VERB_BOOST when the tool's name does not do another kind of thing than the request asks (verbs.ts); ranks only. */
   verb?: number;
   /** SERVICE_BOOST when the query names services the catalog has and this tool is one of theirs; ranking only. */
   service?: number;
@@ -280,7 +280,7 @@ export interface Hit {
   match: Match;
   /**
    * What the hit counts for in the no-match decision, when that is not its score: the score without the factors
-   * that only rank (the one its name earned, naming.ts; VERB_CONFLICT, verbs.ts; SERVICE_BOOST, services.ts),
+   * that only rank (the one its name earned, naming.ts; VERB_BOOST, verbs.ts; SERVICE_BOOST, services.ts),
    * times OPERATION_SHARE when it holds none of a short query's operation words or is none of the named service's
    * tools (operations.ts), or times REPLY_SHARE when the message asks only for a reply (message.ts). Its rank is its
    * score.
@@ -650,7 +650,7 @@ export class ToolIndex {
     const queryTerms = wordCount <= NAMING_QUERY_WORDS ? new Set(terms.flatMap((t) => t.term.split(" "))) : null;
     const extraOf = (id: string) => (queryTerms ? extraNameWords(this.nameOf(id).words, queryTerms) : 0);
     const asked =
-      tuning.verbConflict < 1
+      tuning.verbBoost !== 1
         ? askedVerbClass(
             query,
             this.analyzers.words,
@@ -659,7 +659,7 @@ export class ToolIndex {
           )
         : undefined;
     const verbOf = (id: string) =>
-      asked === undefined ? 1 : verbFactor(asked, this.nameOf(id).verbs, tuning.verbConflict);
+      asked === undefined ? 1 : verbFactor(asked, this.nameOf(id).verbs, tuning.verbBoost);
     // The services the user's lines name that the catalog has: their tools rank first (services.ts).
     const bitOf = (term: string) => terms.find((t) => t.word && t.term === term)?.bits ?? 0;
     const serviceOf = serviceFactor(

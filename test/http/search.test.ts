@@ -172,9 +172,10 @@ describe("search", () => {
     expect(hit.tool_id).toBe("fs::read_file");
     expect(hit.explain.fields.name).toEqual(expect.arrayContaining(["read", "file"]));
     expect(hit.explain.fields.params).toContain("path");
-    const { terms, coverage = 1, naming = 1, context } = hit.explain;
+    const { terms, coverage = 1, naming = 1, verb = 1, context } = hit.explain;
     expect(naming).toBeGreaterThan(1); // a short query, and the tool's name holds two of its three words
-    const sum = terms.reduce((s: number, t: { score: number }) => s + t.score, 0) * coverage * naming;
+    expect(verb).toBeGreaterThan(1); // "read ..." asks a read, and read_file does one
+    const sum = terms.reduce((s: number, t: { score: number }) => s + t.score, 0) * coverage * naming * verb;
     expect(sum + (context?.score ?? 0)).toBeCloseTo(hit.score, 3);
   });
 

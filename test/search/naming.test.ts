@@ -20,7 +20,7 @@ describe("names that say what was asked", () => {
     // record); `slack_get_thread_replies` says "thread" and "replies". Measured with the thesaurus at its base weight
     // in both: at the short-query weight (SHORT_EXPANSION_FACTOR) "add" -> `create` alone puts `create_record` first,
     // and the opening verb's class (verbs.ts) alone puts the reading tool above those that post.
-    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1, verbConflict: 1, serviceBoost: 1 };
+    const base = { ...DEFAULT_TUNING, shortExpansionFactor: 1, verbBoost: 1, serviceBoost: 1 };
     for (const [query, right] of [
       ["add a row to airtable", "airtable::create_record"],
       ["read the replies in a slack thread", "slack::slack_get_thread_replies"],

@@ -19,7 +19,7 @@ const pages = [
 // The operation rule alone: a tool's naming and verb factors (naming.ts, verbs.ts) change ranks and put the score
 // without them in `gate`, never a decision (test/search/naming.test.ts, verbs.test.ts), so they are off here to read
 // each gate as score x OPERATION_SHARE.
-const alone = { ...DEFAULT_TUNING, nameCoverage: 0, nameExtra: 0, verbConflict: 1, serviceBoost: 1 };
+const alone = { ...DEFAULT_TUNING, nameCoverage: 0, nameExtra: 0, verbBoost: 1, serviceBoost: 1 };
 const open = { limit: 5, threshold: THRESHOLD, explain: true, tuning: alone } as const;
 
 describe("operations the catalog lacks", () => {

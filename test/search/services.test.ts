@@ -56,8 +56,8 @@ describe("a named service's tools first", () => {
     // Its own part is boosted; the part its siblings lend it (server context) is not.
     const context = insider.explain!.context?.score ?? 0;
     expect(insider.score).toBeCloseTo((before.score - context) * SERVICE_BOOST + context, 12);
-    // Ranking only: it counts in the no-match decision for what it scored before.
-    expect(insider.gate).toBeCloseTo(before.score, 12);
+    // Ranking only: it counts in the no-match decision for what it counted before.
+    expect(insider.gate).toBeCloseTo(before.gate ?? before.score, 12);
     expect(ranked.find((h) => h.id === "paddle::create_product")!.explain!.service).toBeUndefined();
   });
 

@@ -1,9 +1,9 @@
-/** A tool whose name does another kind of thing than the request's opening verb ranks lower (verbs.ts). */
+/** A tool whose name does another kind of thing than the request's opening verb ranks below the others (verbs.ts). */
 import { describe, expect, it } from "vitest";
 import { unasked } from "../../src/search/operations.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { DEFAULT_TUNING, passing, ToolIndex } from "../../src/search/tool-index.ts";
-import { askedVerbClass, nameVerbClasses, VERB_CONFLICT, verbFactor } from "../../src/search/verbs.ts";
+import { askedVerbClass, nameVerbClasses, VERB_BOOST, verbFactor } from "../../src/search/verbs.ts";
 import { mcpCatalog, mcpQueries, tool } from "./fixtures.ts";
 
 const asked = (query: string) => askedVerbClass(query, analyze, (opening) => unasked(opening, analyze));
@@ -34,14 +34,14 @@ describe("the request's opening verb against a tool's name", () => {
     const unaskedIn = (opening: string) => unasked(opening, analyze);
     expect(askedVerbClass("turn off the onboarding flag", analyze, unaskedIn, expansions)).toBe("update");
     expect(askedVerbClass("turn off the onboarding flag", analyze, unaskedIn)).toBeUndefined();
-    // With the built-in thesaurus: "get rid of" means delete, not get, so reading tools rank lower, not deleting ones.
+    // With the built-in thesaurus: "get rid of" means delete, not get, so deleting tools rank higher, not reading ones.
     const tables = [
       tool("db", "describe_table", "Describe the columns of a table in the database"),
       tool("db", "drop_table", "Drop a table from the database"),
     ];
     const hits = ToolIndex.fromTools(tables).search("get rid of the sessions table in the database", open);
-    expect(hits.find((h) => h.id === "db::describe_table")?.explain?.verb).toBe(VERB_CONFLICT);
-    expect(hits.find((h) => h.id === "db::drop_table")?.explain?.verb).toBeUndefined();
+    expect(hits.find((h) => h.id === "db::describe_table")?.explain?.verb).toBeUndefined();
+    expect(hits.find((h) => h.id === "db::drop_table")?.explain?.verb).toBe(VERB_BOOST);
   });
 
   it("asks for nothing when the request opens with a noun, a participle or another verb", () => {
@@ -59,11 +59,12 @@ describe("the request's opening verb against a tool's name", () => {
     expect([...nameVerbClasses("weather_forecast", analyze)]).toEqual([]);
   });
 
-  it("gives the conflict factor only to a tool with verbs, none of the asked class", () => {
-    expect(verbFactor("read", new Set(["create"]), VERB_CONFLICT)).toBe(VERB_CONFLICT);
-    expect(verbFactor("read", new Set(["create", "read"]), VERB_CONFLICT)).toBe(1);
-    expect(verbFactor("read", new Set(), VERB_CONFLICT)).toBe(1);
-    expect(verbFactor(undefined, new Set(["create"]), VERB_CONFLICT)).toBe(1);
+  it("boosts every tool but one whose name's verbs are all of another class, and none when no class is asked", () => {
+    expect(verbFactor("read", new Set(["create"]), VERB_BOOST)).toBe(1);
+    expect(verbFactor("read", new Set(["create", "read"]), VERB_BOOST)).toBe(VERB_BOOST);
+    expect(verbFactor("read", new Set(), VERB_BOOST)).toBe(VERB_BOOST);
+    expect(verbFactor(undefined, new Set(["create"]), VERB_BOOST)).toBe(1);
+    expect(verbFactor(undefined, new Set(), VERB_BOOST)).toBe(1);
   });
 
   it("ranks the tool that does what the request opens with above those that do something else to the same rows", () => {
@@ -72,36 +73,36 @@ describe("the request's opening verb against a tool's name", () => {
     const hits = index.search(query, open);
     expect(hits[0]?.id).toBe("base::list_records");
     const create = hits.find((h) => h.id === "base::create_record")!;
-    expect(create.explain?.verb).toBe(VERB_CONFLICT);
-    expect(hits.find((h) => h.id === "base::table_schema")?.explain?.verb).toBeUndefined(); // no verb in its name
+    expect(create.explain?.verb).toBeUndefined(); // it does another thing: no boost
+    expect(hits.find((h) => h.id === "base::table_schema")?.explain?.verb).toBe(VERB_BOOST); // no verb in its name
     // Without the factor, the tools are ordered by their words alone.
-    const plain = index.search(query, { ...open, tuning: { ...DEFAULT_TUNING, verbConflict: 1 } });
-    const plainCreate = plain.find((h) => h.id === "base::create_record")!;
-    expect(create.score).toBeCloseTo(plainCreate.score * VERB_CONFLICT, 9);
-    expect(plainCreate.explain?.verb).toBeUndefined();
+    const plain = index.search(query, { ...open, tuning: { ...DEFAULT_TUNING, verbBoost: 1 } });
+    const score = (list: typeof hits, id: string) => list.find((h) => h.id === id)!.score;
+    expect(score(hits, "base::list_records")).toBeCloseTo(score(plain, "base::list_records") * VERB_BOOST, 9);
+    expect(create.score).toBeCloseTo(score(plain, "base::create_record"), 9);
+    expect(plain.every((h) => h.explain?.verb === undefined)).toBe(true);
   });
 
   it("leaves the no-match decision as it was: a tool counts for its score without the factor", () => {
     const index = ToolIndex.fromTools(records);
     const query = "list the rows of leads in the table";
     const hits = index.search(query, open);
-    const create = hits.find((h) => h.id === "base::create_record")!;
-    const plain = index.search(query, { ...open, tuning: { ...DEFAULT_TUNING, verbConflict: 1 } });
-    const plainCreate = plain.find((h) => h.id === "base::create_record")!;
-    expect(create.gate).toBeCloseTo(plainCreate.gate ?? plainCreate.score, 9);
-    // At a threshold only the unweighted score reaches, the conflicting tool alone still opens the list.
-    const alone = ToolIndex.fromTools([records[0]!, tool("files", "read_file", "Read a file from disk")]);
-    const only = alone.search(query, open)[0]!;
-    expect(only.id).toBe("base::create_record");
-    expect(only.gate!).toBeGreaterThan(only.score);
-    const between = (only.score + only.gate!) / 2;
-    expect(passing([only], between)).toEqual([only]);
+    const list = hits.find((h) => h.id === "base::list_records")!;
+    const plain = index.search(query, { ...open, tuning: { ...DEFAULT_TUNING, verbBoost: 1 } });
+    const plainList = plain.find((h) => h.id === "base::list_records")!;
+    expect(list.gate).toBeCloseTo(plainList.gate ?? plainList.score, 9);
+    // A boosted tool's shown score is above what decided its match, never under it: at a threshold between the
+    // two it is no match, as it was without the factor.
+    expect(list.score).toBeGreaterThan(list.gate!);
+    const between = (list.score + list.gate!) / 2;
+    expect(passing([list], between)).toEqual([]);
+    expect(passing([plainList], between)).toEqual([]);
   });
 
   it("changes no no-match decision: every query of our keyword set matches or not as without it", () => {
     const index = ToolIndex.fromTools(mcpCatalog);
-    const plain = { ...DEFAULT_TUNING, verbConflict: 1 };
-    let lowered = 0;
+    const plain = { ...DEFAULT_TUNING, verbBoost: 1 };
+    let boosted = 0;
     for (const query of mcpQueries) {
       const matched = (tuning = DEFAULT_TUNING) => index.answer(query, { limit: 10, threshold: 1.5, tuning });
       expect(matched().hits.length > 0).toBe(matched(plain).hits.length > 0);
@@ -110,8 +111,8 @@ describe("the request's opening verb against a tool's name", () => {
         index.answer(query, { limit: 10, threshold: 0, tuning: plain }).hits.map((h) => [h.id, h.gate ?? h.score]),
       );
       for (const h of withVerbs) if (without.has(h.id)) expect(h.gate ?? h.score).toBeCloseTo(without.get(h.id)!, 9);
-      lowered += withVerbs.filter((h) => h.explain?.verb === VERB_CONFLICT).length;
+      boosted += withVerbs.filter((h) => h.explain?.verb === VERB_BOOST).length;
     }
-    expect(lowered).toBeGreaterThan(0); // it does apply
+    expect(boosted).toBeGreaterThan(0); // it does apply
   });
 });
