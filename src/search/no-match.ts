@@ -23,10 +23,12 @@ export function noMatchMessage(
     );
   }
   // Near misses (at least half the threshold) are named: a lone word many tools share is not a match, but the model
-  // should know what came close.
-  const close = answer.closest.filter((h) => h.score >= threshold / 2);
+  // should know what came close. Each is judged and shown by what it counted for against the threshold (its gate,
+  // when factors that only rank raised its score), so a listed figure never reads as a pass.
+  const counted = (h: Answer["closest"][number]) => h.gate ?? h.score;
+  const close = answer.closest.filter((h) => counted(h) >= threshold / 2);
   if (close.length > 0) {
-    const listed = close.map((h) => `${h.id} (${Math.round(h.score * 10_000) / 10_000})`).join(", ");
+    const listed = close.map((h) => `${h.id} (${Math.round(counted(h) * 10_000) / 10_000})`).join(", ");
     return (
       `${head} Closest: ${listed}; they share only words that many tools use. If one of them is meant, search ` +
       `again with more words about the task, or pass a lower "threshold".`

@@ -275,15 +275,15 @@ export interface Answer {
 
 export interface Hit {
   id: string;
-  /** Evidence / unit + context: the number thresholds are compared with. */
+  /** Evidence / unit + context, times the factors that only rank: what the hit ranks by. */
   score: number;
   match: Match;
   /**
    * What the hit counts for in the no-match decision, when that is not its score: the score without the factors
    * that only rank (the one its name earned, naming.ts; VERB_BOOST, verbs.ts; SERVICE_BOOST, services.ts),
    * times OPERATION_SHARE when it holds none of a short query's operation words or is none of the named service's
-   * tools (operations.ts), or times REPLY_SHARE when the message asks only for a reply (message.ts). Its rank is its
-   * score.
+   * tools (operations.ts), or times REPLY_SHARE when the message asks only for a reply (message.ts). The threshold
+   * is compared with it when set, else with the score.
    */
   gate?: number;
   explain?: Explanation;

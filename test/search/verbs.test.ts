@@ -1,5 +1,6 @@
 /** A tool whose name does another kind of thing than the request's opening verb ranks below the others (verbs.ts). */
 import { describe, expect, it } from "vitest";
+import { noMatchMessage } from "../../src/search/no-match.ts";
 import { unasked } from "../../src/search/operations.ts";
 import { analyze } from "../../src/search/tokenizer.ts";
 import { DEFAULT_TUNING, passing, ToolIndex } from "../../src/search/tool-index.ts";
@@ -97,6 +98,14 @@ describe("the request's opening verb against a tool's name", () => {
     const between = (list.score + list.gate!) / 2;
     expect(passing([list], between)).toEqual([]);
     expect(passing([plainList], between)).toEqual([]);
+    // The no-match message names it as a near miss by what it counted for, not by its higher rank score.
+    const only = ToolIndex.fromTools([records[1]!]);
+    const [alone] = only.search(query, open);
+    const threshold = (alone!.score + alone!.gate!) / 2;
+    const miss = only.answer(query, { limit: 4, threshold });
+    expect(miss.hits).toEqual([]);
+    const shown = Math.round(alone!.gate! * 10_000) / 10_000;
+    expect(noMatchMessage(query, threshold, miss, 1)).toContain(`Closest: base::list_records (${shown})`);
   });
 
   it("changes no no-match decision: every query of our keyword set matches or not as without it", () => {
