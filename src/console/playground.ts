@@ -162,10 +162,19 @@ function row(result: SearchResult, threshold: number, scale: number): HTMLElemen
   );
 }
 
+/** The factors that multiply a tool's term parts (explain.*), with what each says, in the API's order. */
+const FACTORS = [
+  ["coverage", "coverage", "the share of a short query's words the tool explains"],
+  ["naming", "naming", "its name says the query's words"],
+  ["verb", "verb", "its name does not do another kind of thing than the query's opening verb asks"],
+  ["service", "service", "it is a tool of a service the query names"],
+] as const;
+
 /**
  * The explanation: a stacked bar of the score's parts on the same scale as the score bar, and the terms. Each term's
  * part comes split across its fields by the API (`parts`); a term a synonym added counts as "synonyms" whatever field
- * holds it; the server context is its own part; the absent-service factor scales them all, as it scales the score.
+ * holds it; the server context is its own part. As in the score, the term parts are multiplied by the factors
+ * (coverage, naming, verb, service) and everything by the absent-service factor, so the bar adds up to the score.
  */
 function explain(e: Explain, scale: number): HTMLElement {
   const parts = new Map<string, number>();
@@ -176,13 +185,17 @@ function explain(e: Explain, scale: number): HTMLElement {
   }
   if (e.context) add("context", e.context.score);
   const factor = e.absent?.factor ?? 1;
+  const factors = FACTORS.flatMap(([key, label, meaning]) =>
+    e[key] !== undefined ? [{ label, meaning, value: e[key] }] : [],
+  );
+  const ranking = factors.reduce((product, f) => product * f.value, 1);
   const known = new Set<string>(PARTS.map(([k]) => k));
   const drawn = [
     ...PARTS,
     ...[...parts.keys()].filter((k) => !known.has(k)).map((k) => [k, k, "--part-other"] as const),
   ];
   const segments = drawn.filter(([key]) => (parts.get(key) ?? 0) > 0);
-  const value = (key: string) => parts.get(key)! * factor;
+  const value = (key: string) => parts.get(key)! * (key === "context" ? 1 : ranking) * factor;
   const stacked = h(
     "div",
     {
@@ -238,6 +251,23 @@ function explain(e: Explain, scale: number): HTMLElement {
         )
       : null,
     e.context ? h("p", {}, `Server context from ${e.context.from}: +${fmt(e.context.score, 4)}.`) : null,
+    factors.length > 0
+      ? h(
+          "p",
+          { class: "factors" },
+          `Term parts multiplied by ${factors.map((f) => `${f.label} ${fmt(f.value, 3)}`).join(", ")} (` +
+            `${factors.map((f) => `${f.label}: ${f.meaning}`).join("; ")}).`,
+        )
+      : null,
+    e.gate !== undefined
+      ? h(
+          "p",
+          { class: "gate" },
+          `Counted as ${fmt(e.gate, 4)} against the threshold: the no-match decision weighs the tool without the ` +
+            "factors that only rank (naming, verb, service), and less when it lacks a short query's operation or " +
+            "the service it names, or when a message asks only for a reply.",
+        )
+      : null,
     h(
       "p",
       { class: "hint" },

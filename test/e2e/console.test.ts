@@ -140,6 +140,29 @@ describe("the console in Chromium", () => {
     await shoot(page, "playground");
   });
 
+  it("multiplies the parts by the API's factors, so the bar adds up to the score, and shows the gate", async () => {
+    // "list my jira tickets": a short query that opens with a read and names a service the catalog has.
+    const query = "list my jira tickets";
+    await searchFor(query);
+    const direct = await api(worker, seeded.key, "POST", `/v1/tenants/${seeded.tenant}/search`, {
+      query,
+      explain: true,
+    });
+    const [top] = direct.json.results;
+    expect(top.explain.verb).toBeGreaterThan(1);
+    expect(top.explain.service).toBeGreaterThan(1);
+    expect(top.explain.gate).toBeLessThan(top.score);
+    const first = page.locator(`.result[data-tool-id="${top.tool_id}"]`);
+    await first.locator("details.explain summary").click();
+    const legend = await first.locator(".legend li").allTextContents();
+    const total = legend.reduce((sum, l) => sum + Number(l.split(" ").at(-1)!.replaceAll(",", "")), 0);
+    expect(total).toBeCloseTo(top.score, 2);
+    const factors = await first.locator(".factors").textContent();
+    for (const key of ["coverage", "naming", "verb", "service"] as const)
+      expect(factors).toContain(`${key} ${top.explain[key].toFixed(3)}`);
+    expect(await first.locator(".gate").textContent()).toContain(`Counted as ${top.explain.gate.toFixed(4)}`);
+  });
+
   it("shows the no-match message the API gives", async () => {
     const query = "open a zendesk ticket";
     await searchFor(query);
