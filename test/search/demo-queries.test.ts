@@ -37,6 +37,9 @@ describe("the demo catalog, asked in other words", async () => {
     ["schedule a meeting with bob next tuesday", "calendar::calendar.events.create", 1],
     ["open a PR", "github::create-pull-request", 1],
     ["list my jira tickets", "jira::searchJQL", 1],
+    // Slack posts what other APIs send (chat.postMessage): sending on Slack is its post_message.
+    ["send a slack message", "slack::slack_post_message", 1],
+    ["notify the team in slack", "slack::slack_post_message", 1],
   ])("%s -> %s (within the first %i)", (query, tool, within) => {
     expect(top(query, within)).toContain(tool);
   });
