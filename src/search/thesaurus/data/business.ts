@@ -164,4 +164,8 @@ export const BUSINESS: readonly string[] = [
   "expense report, expense claim, claim expenses => reimbursement",
   "mql => marketing qualified lead, lead status",
   "sql lead, sales qualified lead => lead status, deal",
+  "",
+  "# Round seven: job seekers. Sources: schema.org's ApplyAction, applicant tracking APIs (applications).",
+  "# Left out: apply alone (kubectl apply, applying a patch).",
+  "apply for job, apply to job => job application, submit application",
 ];

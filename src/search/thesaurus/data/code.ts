@@ -115,4 +115,7 @@ export const CODE: readonly string[] = [
   "pr comments => review comments",
   "parallel checkout, second checkout, another checkout, multiple checkouts => worktree",
   "stage everything, stage all changes => add, git add",
+  "",
+  "# Round seven: code host talk. Sources: schema.org's AssignAction, the GitHub and GitLab APIs (reviewers).",
+  "add reviewer, assign reviewer => request review",
 ];

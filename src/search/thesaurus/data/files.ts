@@ -116,4 +116,12 @@ export const FILES: readonly string[] = [
   "# Round five: drives. Sources: the Google Drive API (shared drives, formerly team drives), Microsoft Graph",
   "# (drives).",
   "team drive, shared drive",
+  "",
+  "# Round seven: what people say to a file manager. Sources: everyday file-manager talk (cd into, the current folder,",
+  "# save it locally), schema.org's DownloadAction, the git and desktop MCP servers (set working directory), the",
+  "# Google Drive and Microsoft Graph APIs (download).",
+  "# Left out: where am i (also a location question, maps.ts); cd alone (CI/CD).",
+  "cd into, change directory, switch directory, switch folder => working directory, set working directory",
+  "current folder, current dir => working directory, cwd",
+  "save locally, save to computer, save offline => download, download file",
 ];

@@ -63,4 +63,9 @@ export const FINANCE: readonly string[] = [
   "",
   "# Round five: price history. Sources: market data APIs (historical data: daily open, high, low, close).",
   "price history => historical data, historical prices",
+  "",
+  "# Round seven: sums. Sources: schema.org's SolveMathAction, assistants' calculator and math questions.",
+  "# Left out: work out (also a workout).",
+  "solve equation, solve for x => calculate, math",
+  "math problem => calculate",
 ];

@@ -73,4 +73,13 @@ export const MAPS: readonly string[] = [
   "chemist near, nearest chemist => pharmacy",
   "walking distance, within walking distance => distance matrix, nearby search",
   "drop pin, pin location => pin map, static map",
+  "",
+  "# Round seven: what people ask a navigation assistant. Sources: Google Assistant's navigation queries (when",
+  "# should I leave, take me home), schema.org's TravelAction and DepartAction, the Google Maps APIs (directions,",
+  "# departure time).",
+  "# Left out: navigate home ('navigate' is a browser's word); take me to (also 'take me to the settings page').",
+  "when should i leave => travel time, directions, departure time",
+  "take me home, get me home => directions, route",
+  "directions home => route",
+  "route home => directions",
 ];

@@ -143,4 +143,11 @@ export const OBSERVABILITY: readonly string[] = [
   "session replay => recording",
   "session recording => replay",
   "segment by => breakdown, group by",
+  "",
+  "# Round seven: what an on-call engineer says to an incident tool. Sources: general knowledge of incident response",
+  "# talk (declare an incident, post an update), the Grafana Incident, PagerDuty and incident.io APIs (create",
+  "# incident, add activity, timeline).",
+  "# Left out: open incident ('list open incidents' means the state).",
+  "declare incident, raise incident, start incident, spin up incident => create incident",
+  "update incident, incident update, incident note, add note to incident => add activity, incident timeline",
 ];

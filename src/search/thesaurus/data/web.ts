@@ -81,4 +81,8 @@ export const WEB: readonly string[] = [
   "similar papers, similar articles => find related, related",
   "citing articles, cited by, who cites => citations",
   "site structure, website structure, site layout => sitemap, map",
+  "",
+  "# Round seven: read-it-later talk. Sources: schema.org's BookmarkAction and ReadAction, Alexa's reading list intent",
+  "# (AMAZON.AddAction on a reading list).",
+  "read later, reading list => bookmark, saved items",
 ];
