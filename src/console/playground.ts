@@ -164,10 +164,10 @@ function row(result: SearchResult, threshold: number, scale: number): HTMLElemen
 
 /** The factors that multiply a tool's term parts (explain.*), with what each says, in the API's order. */
 const FACTORS = [
-  ["coverage", "coverage", "the share of a short query's words the tool explains"],
-  ["naming", "naming", "its name says the query's words"],
-  ["verb", "verb", "its name does not do another kind of thing than the query's opening verb asks"],
-  ["service", "service", "it is a tool of a service the query names"],
+  ["coverage", "the share of a short query's words the tool explains"],
+  ["naming", "its name says the query's words"],
+  ["verb", "its name does not do another kind of thing than the query's opening verb asks"],
+  ["service", "it is a tool of a service the query names"],
 ] as const;
 
 /**
@@ -185,8 +185,8 @@ function explain(e: Explain, scale: number): HTMLElement {
   }
   if (e.context) add("context", e.context.score);
   const factor = e.absent?.factor ?? 1;
-  const factors = FACTORS.flatMap(([key, label, meaning]) =>
-    e[key] !== undefined ? [{ label, meaning, value: e[key] }] : [],
+  const factors = FACTORS.flatMap(([label, meaning]) =>
+    e[label] !== undefined ? [{ label, meaning, value: e[label] }] : [],
   );
   const ranking = factors.reduce((product, f) => product * f.value, 1);
   const known = new Set<string>(PARTS.map(([k]) => k));
