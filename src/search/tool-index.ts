@@ -403,7 +403,9 @@ export class ToolIndex {
       const tools = new Map<string, number>();
       const records = this.names().records;
       this.db.ids.internalIdToId.forEach((id, i) => {
-        if (records[i + 1] !== undefined) tools.set(serverOf(id), (tools.get(serverOf(id)) ?? 0) + 1);
+        if (records[i + 1] === undefined) return;
+        const server = serverOf(id);
+        tools.set(server, (tools.get(server) ?? 0) + 1);
       });
       this.ownServers = catalogServerNames(
         [...tools].map(([name, count]) => ({ name, tools: count })),
@@ -774,9 +776,10 @@ export class ToolIndex {
       const boost = context.get(hit.id);
       // A named hit ranks by its evidence (coverage included), the others by it times their ranking factors.
       const coverage = factors.get(hit.id)?.coverage ?? 1;
-      const naming = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.naming ?? 1);
-      const verb = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.verb ?? 1);
-      const service = NAMED.has(hit.match) ? 1 : (factors.get(hit.id)?.service ?? 1);
+      const ranking = NAMED.has(hit.match) ? undefined : factors.get(hit.id);
+      const naming = ranking?.naming ?? 1;
+      const verb = ranking?.verb ?? 1;
+      const service = ranking?.service ?? 1;
       const own = sum(parts) * coverage * naming * verb * service + (boost?.score ?? 0);
       const factor = own > 0 ? unexplained(own, penalty.absent.length, penalty.weight) / own : 1;
       hit.explain = {
