@@ -208,4 +208,11 @@ export const CHOICES: Choice[] = [
     [variant("off", { tuning: { operationNouns: false } }), variant("on", { tuning: { operationNouns: true } })],
     true,
   ),
+  choice(
+    "a short query's words only synonyms reach (share)",
+    "0",
+    here(DEFAULT_TUNING.synonymOnlyShare),
+    [0, 0.5, 0.75, 1].map((share) => variant(String(share), { tuning: { synonymOnlyShare: share } })),
+    true,
+  ),
 ];

@@ -159,6 +159,8 @@ export interface Tuning {
   shortQueryWords: number;
   /** How strongly a short query's unexplained words discount a match: score * coverage ^ exponent. */
   coverageExponent: number;
+  /** How much of a short query's word that only synonyms reach a tool explains by holding one (SYNONYM_ONLY_SHARE). */
+  synonymOnlyShare: number;
   /** What a hit holding none of a short query's operation words counts for in the no-match decision (operations.ts). */
   operationShare: number;
   /** Whether a short operation query's named service counts too: another service's tool lacks it (operations.ts). */
@@ -193,6 +195,15 @@ const SHORT_QUERY_WORDS = 3;
 const COVERAGE_EXPONENT = 1 / 3;
 
 /**
+ * A short query's word that no tool holds but whose synonyms some do ("give the customer their money back": money
+ * back -> refund) is part of what was asked, which only those synonyms can explain: it counts in coverage with the
+ * idf of its rarest synonym the catalog holds, and a tool holding a synonym explains this share of it. Left out (0),
+ * a tool found only through it covered none of the query ("customer" being its only known word) and scored 0, below
+ * tools that hold "customer" alone. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
+ */
+const SYNONYM_ONLY_SHARE = 1;
+
+/**
  * How many of the best-scoring tools (by BM25F, before coverage and server context) a search weighs further:
  * short-query coverage and server context reorder them, so a tool must be among them to gain from either. Chosen
  * with `npm run eval` (docs/quality.md, leave-one-set-out); at least the default `max_results` limit (50), so that
@@ -220,6 +231,7 @@ export const DEFAULT_TUNING: Tuning = {
   absentServiceWeight: ABSENT_SERVICE_WEIGHT,
   shortQueryWords: SHORT_QUERY_WORDS,
   coverageExponent: COVERAGE_EXPONENT,
+  synonymOnlyShare: SYNONYM_ONLY_SHARE,
   operationShare: OPERATION_SHARE,
   operationService: OPERATION_SERVICE,
   operationNouns: OPERATION_NOUNS,
@@ -646,7 +658,7 @@ export class ToolIndex {
     const wordCount = terms.filter((t) => t.word).length;
     const words = canName(terms) ? wordCount : 0;
     const known = knownWords(terms, store);
-    const cover = coverage(known, tuning);
+    const cover = coverage(known, terms, store, tuning);
     const naming = namingFactor(known, wordCount, tuning.nameCoverage, tuning.nameExtra);
     // A name's words the query lacks weigh only where naming does (short queries): read them only there.
     const queryTerms = wordCount <= NAMING_QUERY_WORDS ? new Set(terms.flatMap((t) => t.term.split(" "))) : null;
@@ -827,6 +839,19 @@ export class ToolIndex {
   }
 }
 
+/** The query's words the catalog lacks but whose synonyms it holds, weighing the idf of their rarest such synonym. */
+function synonymOnlyWords(terms: readonly QueryTerm[], store: PostingsStore): KnownWord[] {
+  const words: KnownWord[] = [];
+  for (const word of terms) {
+    if (!word.word || !word.bits || idfOf(store, word.term) > 0) continue;
+    let info = 0;
+    for (const t of terms)
+      if (t.keyBits !== undefined && t.keyBits & word.bits) info = Math.max(info, idfOf(store, t.term));
+    if (info > 0) words.push({ bits: word.bits, info });
+  }
+  return words;
+}
+
 /** The query's words the catalog knows (an idf above 0), with their bits: what coverage and naming weigh. */
 function knownWords(terms: readonly QueryTerm[], store: PostingsStore): KnownWord[] {
   return terms
@@ -837,17 +862,25 @@ function knownWords(terms: readonly QueryTerm[], store: PostingsStore): KnownWor
 
 /**
  * A short query's coverage by a tool (see SHORT_QUERY_WORDS) as a factor of its score: 1 for a longer query, or
- * for one the catalog knows no word of.
+ * for one the catalog knows no word of. Its words the catalog lacks count when synonyms reach them
+ * (SYNONYM_ONLY_SHARE).
  */
-function coverage(known: readonly KnownWord[], tuning: Tuning): (wordBits: number, synonymBits: number) => number {
-  const total = known.reduce((sum, w) => sum + w.info, 0);
+function coverage(
+  known: readonly KnownWord[],
+  terms: readonly QueryTerm[],
+  store: PostingsStore,
+  tuning: Tuning,
+): (wordBits: number, synonymBits: number) => number {
   if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
+  const synonymOnly = tuning.synonymOnlyShare > 0 ? synonymOnlyWords(terms, store) : [];
+  const total = [...known, ...synonymOnly].reduce((sum, w) => sum + w.info, 0);
   return (wordBits, synonymBits) => {
     let covered = 0;
     for (const w of known) {
       if (wordBits & w.bits) covered += w.info;
       else if (synonymBits & w.bits) covered += tuning.expansionWeight * w.info;
     }
+    for (const w of synonymOnly) if (synonymBits & w.bits) covered += tuning.synonymOnlyShare * w.info;
     return (covered / total) ** tuning.coverageExponent;
   };
 }
