@@ -40,6 +40,9 @@ describe("the demo catalog, asked in other words", async () => {
     // Slack posts what other APIs send (chat.postMessage): sending on Slack is its post_message.
     ["send a slack message", "slack::slack_post_message", 1],
     ["notify the team in slack", "slack::slack_post_message", 1],
+    // New mail is the mailbox's: in a catalog with Slack, "recent messages" alone would mean chat.
+    ["any new emails", "email::searchInbox", 1],
+    ["unread mail", "email::searchInbox", 1],
     // "money back" is a refund: the catalog holds neither word, and the tools holding "customer" do not refund.
     ["give the customer their money back", "billing::refund_payment", 1],
   ])("%s -> %s (within the first %i)", (query, tool, within) => {
