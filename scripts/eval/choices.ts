@@ -209,6 +209,13 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "built-in keys whose words no tool holds (factor)",
+    "1",
+    here(DEFAULT_TUNING.unknownKeyFactor),
+    [1, 1.15, 1.3, 1.6, 2, 3].map((f) => variant(String(f), { tuning: { unknownKeyFactor: f } })),
+    true,
+  ),
+  choice(
     "a short query's words only synonyms reach (share)",
     "0",
     here(DEFAULT_TUNING.synonymOnlyShare),

@@ -47,6 +47,14 @@ export const BUILTIN_EXPANSION_WEIGHT = 0.5;
  * below a word the user wrote. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
  */
 export const SHORT_EXPANSION_FACTOR = 1.3;
+
+/**
+ * A built-in key whose words no tool holds ("flowchart", "money back") has only its expansions to meet the catalog
+ * with: they do not compete with the user's own words for those words, so they weigh this many times more, up to the
+ * weight of the words themselves ("give the customer their money back": `refund` 0.75 -> 0.86, beside "customer" 1).
+ * Chosen with `npm run eval` (docs/quality.md, leave-one-set-out); needs `df`.
+ */
+export const UNKNOWN_KEY_FACTOR = 1.15;
 export const SHORT_EXPANSION_WORDS = 4;
 
 /**
@@ -155,6 +163,8 @@ export interface QueryOptions {
   expansionWeight?: number;
   /** A one-word key's built-in expansions in a short query weigh this times `expansionWeight`. */
   shortExpansionFactor?: number;
+  /** A built-in key's expansions weigh this many times more when no tool holds its words (UNKNOWN_KEY_FACTOR). */
+  unknownKeyFactor?: number;
   /** What a query word weighs, as a share of itself, inside a built-in key of several words (KEY_WORD_SHARE). */
   keyWordShare?: number;
   /** Weight of the expansions of a built-in key of two or more words (BUILTIN_PHRASE_KEY_WEIGHT). */
@@ -248,6 +258,14 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
   const slop = sequence.length <= SLOP_QUERY_WORDS ? (options.keySlop ?? KEY_SLOP) : 0;
   const keyFactor = (rule: SynonymRule) => Math.min(...(rule.phrasal?.words ?? rule.key).map(factor));
+  const unknownKeyFactor = options.df ? (options.unknownKeyFactor ?? UNKNOWN_KEY_FACTOR) : 1;
+  const df = options.df;
+  // What a built-in expansion weighs before the key's own factor: more when the catalog has none of the key's words.
+  const builtinWeight = (rule: SynonymRule) => {
+    const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
+    if (unknownKeyFactor === 1 || !(rule.phrasal?.words ?? rule.key).every((t) => df!(t) === 0)) return weight;
+    return Math.max(weight, Math.min(1, weight * unknownKeyFactor));
+  };
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.
   const all = (options.analyzeAll ?? defaultAnalyzeAll)(query);
   // The query's words read inside a built-in key of several words, which the key's expansions do not repeat.
@@ -267,8 +285,7 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
       for (const rule of tenant) expand(rule, keyFactor(rule), phraseWeight, rule.source, keyBits(rule), add);
       for (const rule of (options.thesaurus?.get(run[at]!) ?? []).filter(matches)) {
         if (tenant.some((t) => sameKey(t.key, rule.key))) continue;
-        const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
-        expand(rule, weight * keyFactor(rule), phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
+        expand(rule, builtinWeight(rule) * keyFactor(rule), phraseWeight, `builtin:${rule.source}`, keyBits(rule), add);
         if (rule.key.length > 1) {
           const repeated = new Set(rule.expansions.flat());
           for (const word of rule.phrasal?.words ?? rule.key) if (!repeated.has(word)) inKeys.add(word);

@@ -48,6 +48,7 @@ import {
   analyseQuery,
   BUILTIN_EXPANSION_WEIGHT,
   SHORT_EXPANSION_FACTOR,
+  UNKNOWN_KEY_FACTOR,
   KEY_WORD_SHARE,
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
@@ -135,6 +136,8 @@ export interface Tuning {
   expansionWeight: number;
   /** What a one-word key's built-in expansions weigh in a short query, times `expansionWeight` (query.ts). */
   shortExpansionFactor: number;
+  /** A built-in key's expansions weigh this many times more when no tool holds its words (UNKNOWN_KEY_FACTOR). */
+  unknownKeyFactor: number;
   /** What a query word weighs, as a share of itself, inside a built-in key of several words (query.ts). */
   keyWordShare: number;
   /** Weight of the expansions of a built-in key of two or more words (query.ts). */
@@ -219,6 +222,7 @@ function unexplained(score: number, absent: number, weight: number): number {
 export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
   shortExpansionFactor: SHORT_EXPANSION_FACTOR,
+  unknownKeyFactor: UNKNOWN_KEY_FACTOR,
   keyWordShare: KEY_WORD_SHARE,
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
@@ -626,6 +630,7 @@ export class ToolIndex {
       analyzeAll: this.analyzers.all,
       expansionWeight: tuning.expansionWeight,
       shortExpansionFactor: tuning.shortExpansionFactor,
+      unknownKeyFactor: tuning.unknownKeyFactor,
       keyWordShare: tuning.keyWordShare,
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,

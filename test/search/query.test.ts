@@ -6,6 +6,7 @@ import {
   KEY_WORD_SHARE,
   SHORT_EXPANSION_FACTOR,
   SHORT_EXPANSION_WORDS,
+  UNKNOWN_KEY_FACTOR,
   BUILTIN_PHRASE_KEY_WEIGHT,
   COMPOUND_WEIGHT,
   compileSynonyms,
@@ -120,6 +121,32 @@ describe("queryTerms", () => {
     // A key of several words keeps its own weight.
     const meeting = queryTerms("schedule a meeting", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "event");
     expect(meeting?.weight).toBe(BUILTIN_PHRASE_KEY_WEIGHT);
+  });
+
+  it("weighs a built-in key's expansions UNKNOWN_KEY_FACTOR times more when no tool holds the key's words", () => {
+    // "forecast" -> weather: with a catalog that holds "forecast" the expansion competes with the word itself.
+    const weather = (query: string, held: string[]) =>
+      queryTerms(query, { thesaurus: BUILTIN_THESAURUS, df: (t) => (held.includes(t) ? 1 : 0) }).find(
+        (t) => t.term === "weather",
+      )?.weight;
+    const short = BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR;
+    expect(weather("forecast", [stem("forecast"), "weather"])).toBeCloseTo(short, 10);
+    expect(weather("forecast", ["weather"])).toBeCloseTo(short * UNKNOWN_KEY_FACTOR, 10);
+    expect(UNKNOWN_KEY_FACTOR).toBeGreaterThan(1);
+    expect(short * UNKNOWN_KEY_FACTOR).toBeLessThan(1);
+    // A key of several words: only when the catalog has none of them ("money back" -> refund).
+    const refund = (held: string[]) =>
+      queryTerms("money back", { thesaurus: BUILTIN_THESAURUS, df: (t) => (held.includes(t) ? 1 : 0) }).find(
+        (t) => t.term === "refund",
+      )?.weight;
+    expect(refund(["refund"])).toBeCloseTo(BUILTIN_PHRASE_KEY_WEIGHT * UNKNOWN_KEY_FACTOR, 10);
+    expect(refund(["refund", "back"])).toBeCloseTo(BUILTIN_PHRASE_KEY_WEIGHT, 10);
+    // Without document frequencies (no catalog to ask), and with the factor at 1, nothing changes.
+    expect(
+      queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === "weather")?.weight,
+    ).toBeCloseTo(short, 10);
+    const off = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS, df: () => 0, unknownKeyFactor: 1 });
+    expect(off.find((t) => t.term === "weather")?.weight).toBeCloseTo(short, 10);
   });
 
   it("weighs a built-in key of several words above a one-word key, and below the user's own words", () => {
