@@ -116,4 +116,11 @@ export const CLOUD: readonly string[] = [
   "# Round five: storage tiers. Sources: the S3 API (storage classes: Glacier, Deep Archive; lifecycle transitions),",
   "# Google Cloud Storage (Nearline, Coldline, Archive classes), Azure Blob Storage (access tiers: cool, archive).",
   "cold storage, archive tier, archive storage => storage class, lifecycle",
+  "",
+  "# Round eight: questions people ask about their cloud resources. Sources: general knowledge of how people ask ('what",
+  "# instances do we have', 'what's in this bucket'), the AWS EC2 and S3 APIs (DescribeInstances, ListObjectsV2),",
+  "# Compute Engine (instances.list), Cloud Storage (objects.list).",
+  "# Left out: running instances (analyses like 'run instances', EC2's launch call: 'what instances' maps).",
+  "what instances, which instances => list instances, describe instances",
+  "what's in bucket => list objects, bucket contents",
 ];

@@ -101,4 +101,11 @@ export const DOCUMENTS: readonly string[] = [
   "two axis, dual axis => dual axes chart",
   "money flow, flow of money, energy flow => sankey chart",
   "kpi gauge => liquid chart",
+  "",
+  "# Round eight: questions people ask about a PDF. Sources: general knowledge of how people ask ('what's in this PDF',",
+  "# 'what does the PDF say', 'how many pages'), PDF tools and their MCP servers (read_pdf: content, metadata, page",
+  "# count).",
+  "# Left out: how many pages of results (paging through an API's results): rare next to a document's pages, kept.",
+  "what's in pdf, pdf say => read pdf, extract text",
+  "how many pages, number of pages => page count, metadata",
 ];

@@ -78,4 +78,11 @@ export const OFFICE: readonly string[] = [
   "put in spreadsheet, put into spreadsheet, add to spreadsheet => write to sheet, append row",
   "sort column, sort sheet, sort rows => sort range",
   "clear cells, clear range => clear values",
+  "",
+  "# Round eight: questions people ask about documents and sheets. Sources: general knowledge of how people ask ('what's",
+  "# in this doc', 'what does the document say', 'what's in the spreadsheet'), the Google Docs and Sheets APIs",
+  "# (documents.get, spreadsheets.values.get), Microsoft Graph (workbook ranges).",
+  "# Left out: what's in sheet music, a cheat sheet: a sheet is read only with 'what's in' before it, as a spreadsheet's.",
+  "what's in document, what's in doc, doc say, document say => read document, get document, document content",
+  "what's in spreadsheet, what's in sheet => read sheet, values, range",
 ];
