@@ -43,6 +43,13 @@ describe("the demo catalog, asked in other words", async () => {
     // New mail is the mailbox's: in a catalog with Slack, "recent messages" alone would mean chat.
     ["any new emails", "email::searchInbox", 1],
     ["unread mail", "email::searchInbox", 1],
+    // Questions (the thesaurus's eighth round): what is asked names the capability.
+    ["when does the sun set", "weather::getSunriseSunset", 1],
+    ["how high is Mount Everest", "maps::maps_elevation", 1],
+    ["is it cold outside", "weather::getWeather", 1],
+    ["who is in the workspace", "slack::slack_get_users", 1],
+    ["how much money do we have", "billing::get_balance", 1],
+    ["what IP does example.com resolve to", "http::DNSLookup", 1],
     // "money back" is a refund: the catalog holds neither word, and the tools holding "customer" do not refund.
     ["give the customer their money back", "billing::refund_payment", 1],
   ])("%s -> %s (within the first %i)", (query, tool, within) => {

@@ -9,8 +9,9 @@
  * transitive, and no service name ever expands to another service, so that a request for a service the catalog
  * lacks stays a miss.
  *
- * THESAURUS_VERSION records the data: bump it (to the day of the change) whenever a data file changes, so that
- * what depends on the expansions (explanations, stored results, benchmarks) can tell which data it saw.
+ * THESAURUS_VERSION records the data: bump it (to the day of the change, `.2` on for another change that day)
+ * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
+ * can tell which data it saw.
  */
 import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
@@ -53,8 +54,8 @@ import {
 export type { CompiledThesaurus } from "./parse.ts";
 export { compileRules, parseServices, parseSynonyms } from "./parse.ts";
 
-/** The version of the built-in data (a date): bump it with every change of a file under data/. */
-export const THESAURUS_VERSION = "2026-12-08";
+/** The version of the built-in data (a date, `.2` on for a later change that day): bump it with every data change. */
+export const THESAURUS_VERSION = "2026-12-07.2";
 
 /** The rule lines of each domain, by the domain's name (the `source` of its rules and problems). */
 export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {

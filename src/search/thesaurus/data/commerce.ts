@@ -242,7 +242,7 @@ export const COMMERCE: readonly string[] = [
   "#               spent, and 'how much is/are' (the price of a thing) map",
   "#   how much money   itself says nothing of whose: only the money we have, and what we made, map",
   "#   who paid    a payer or a payee, 'who paid for lunch' (expense splitting): not mapped",
-  "#   owe, owed, owing   all analyse to 'ow': kept, although 'I owe you one' says it too (a thanks, rare in a request)",
+  "#   owe, owed, owing   all analyse to 'ow': kept, though 'I owe you one' (a thanks, rare in a request) says it",
   "#   sold out    already mapped to inventory (out of stock, earlier rounds)",
   "how much is, how much are => price, cost",
   "much does it cost, much will it cost => price",

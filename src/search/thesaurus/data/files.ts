@@ -134,7 +134,7 @@ export const FILES: readonly string[] = [
   "#   pdf, png, jpg => file   each has its own tools (documents.ts, media.ts: png => image): a file expansion would",
   "#               pull plain file readers above them",
   "#   json, yaml, log => file   a JSON response, a Kubernetes manifest, logs: too common in other senses",
-  "#   txt         kept, although a DNS TXT record says it too: 'txt record' maps to dns record (cloud.ts) at more weight",
+  "#   txt         kept, though a DNS TXT record says it too: 'txt record' maps to dns record (cloud.ts)",
   "#   who changed   'who changed the settings' (an audit log), and git blame (git.ts): only edited and modified map",
   "txt => text file, file",
   "csv => csv file, file",

@@ -160,7 +160,8 @@ export const WORK: readonly string[] = [
   "who's assigned, who is assigned => assignee",
   "did i work on, have i worked on => time entry, worklog, activity",
   "hours logged, hours tracked => time entry, worklog",
-  "how many issues, how many tickets, how many open issues, how many open tickets, number of issues, number of tickets => search issues, count",
+  "how many issues, how many tickets, how many open issues, how many open tickets => search issues, count",
+  "number of issues, number of tickets => search issues, count",
   "how many tasks, number of tasks => list tasks, count",
   "anyone reported, already reported => search issues, duplicate",
 ];
