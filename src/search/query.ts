@@ -47,6 +47,7 @@ export const BUILTIN_EXPANSION_WEIGHT = 0.5;
  * below a word the user wrote. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
  */
 export const SHORT_EXPANSION_FACTOR = 1.3;
+export const SHORT_EXPANSION_WORDS = 4;
 
 /**
  * A built-in key whose words no tool holds ("flowchart", "money back") has only its expansions to meet the catalog
@@ -55,7 +56,6 @@ export const SHORT_EXPANSION_FACTOR = 1.3;
  * Chosen with `npm run eval` (docs/quality.md, leave-one-set-out); needs `df`.
  */
 export const UNKNOWN_KEY_FACTOR = 1.15;
-export const SHORT_EXPANSION_WORDS = 4;
 
 /**
  * A built-in key of several words says what its words mean together ("open a PR" is to create a pull request), so
