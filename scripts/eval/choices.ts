@@ -209,6 +209,13 @@ export const CHOICES: Choice[] = [
     true,
   ),
   choice(
+    "abbreviations in short queries (weight)",
+    "0.65",
+    here(DEFAULT_TUNING.abbreviationWeight),
+    [0.65, 0.75, 0.85, 0.9, 0.95].map((w) => variant(String(w), { tuning: { abbreviationWeight: w } })),
+    true,
+  ),
+  choice(
     "built-in keys whose words no tool holds (factor)",
     "1",
     here(DEFAULT_TUNING.unknownKeyFactor),

@@ -58,6 +58,17 @@ export const SHORT_EXPANSION_WORDS = 4;
 export const UNKNOWN_KEY_FACTOR = 1.15;
 
 /**
+ * In a query of at most SHORT_EXPANSION_WORDS words, a one-word key of at most 6 letters that abbreviates each of its
+ * expansions (`repo` -> repository, `pr` -> pull request, `env` -> environment: the key's letters in order in each,
+ * the first first, the expansion longer by two letters or more and without the key as a word) says the same thing,
+ * not a near-synonym: its expansions weigh this, just under a word the user wrote (an expansion never weighs as much
+ * as the user's own words). "find repos" reached `search-repositories` through two synonyms at 0.65 and ended below
+ * the threshold. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out: 0.9 on every fold, of values up to
+ * 0.95).
+ */
+export const ABBREVIATION_WEIGHT = 0.9;
+
+/**
  * A built-in key of several words says what its words mean together ("open a PR" is to create a pull request), so
  * each of them weighs this share of itself alone: `open` on its own is also a list tool's `state: open`. Words the
  * key's expansions repeat keep their weight. Chosen with `npm run eval` (docs/quality.md, leave-one-set-out).
@@ -165,6 +176,8 @@ export interface QueryOptions {
   shortExpansionFactor?: number;
   /** A built-in key's expansions weigh this many times more when no tool holds its words (UNKNOWN_KEY_FACTOR). */
   unknownKeyFactor?: number;
+  /** What the expansions of a one-word key that abbreviates them weigh in a short query (ABBREVIATION_WEIGHT). */
+  abbreviationWeight?: number;
   /** What a query word weighs, as a share of itself, inside a built-in key of several words (KEY_WORD_SHARE). */
   keyWordShare?: number;
   /** Weight of the expansions of a built-in key of two or more words (BUILTIN_PHRASE_KEY_WEIGHT). */
@@ -261,7 +274,10 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const unknownKeyFactor = options.df ? (options.unknownKeyFactor ?? UNKNOWN_KEY_FACTOR) : 1;
   const df = options.df;
   // What a built-in expansion weighs before the key's own factor: more when the catalog has none of the key's words.
+  const abbreviationWeight = short ? (options.abbreviationWeight ?? ABBREVIATION_WEIGHT) : 0;
+  // An abbreviation's weight is already just under the user's words: the factor for unknown keys does not add to it.
   const builtinWeight = (rule: SynonymRule) => {
+    if (rule.key.length === 1 && abbreviationWeight > expansionWeight && abbreviates(rule)) return abbreviationWeight;
     const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
     if (unknownKeyFactor === 1 || !(rule.phrasal?.words ?? rule.key).every((t) => df!(t) === 0)) return weight;
     return Math.max(weight, Math.min(1, weight * unknownKeyFactor));
@@ -324,6 +340,30 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
     ownSequence: ownSequence ?? sequence,
     replyOnly: message?.replyOnly ?? false,
   };
+}
+
+const abbreviations = new WeakMap<SynonymRule, boolean>();
+
+/** Whether a one-word key abbreviates each of its expansions (ABBREVIATION_WEIGHT); computed once per rule. */
+function abbreviates(rule: SynonymRule): boolean {
+  let known = abbreviations.get(rule);
+  if (known === undefined) {
+    const key = rule.key[0]!;
+    known =
+      rule.key.length === 1 &&
+      key.length <= 6 &&
+      rule.expansions.length > 0 &&
+      rule.expansions.every((expansion) => {
+        if (expansion.includes(key)) return false;
+        const letters = expansion.join("");
+        if (letters[0] !== key[0] || letters.length < key.length + 2) return false;
+        let at = 0;
+        for (const ch of letters) if (ch === key[at]) at++;
+        return at === key.length;
+      });
+    abbreviations.set(rule, known);
+  }
+  return known;
 }
 
 function expand(

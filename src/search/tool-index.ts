@@ -49,6 +49,7 @@ import {
   BUILTIN_EXPANSION_WEIGHT,
   SHORT_EXPANSION_FACTOR,
   UNKNOWN_KEY_FACTOR,
+  ABBREVIATION_WEIGHT,
   KEY_WORD_SHARE,
   BUILTIN_PHRASE_KEY_WEIGHT,
   PHRASE_WEIGHT,
@@ -138,6 +139,8 @@ export interface Tuning {
   shortExpansionFactor: number;
   /** A built-in key's expansions weigh this many times more when no tool holds its words (UNKNOWN_KEY_FACTOR). */
   unknownKeyFactor: number;
+  /** What a one-word key's expansions weigh in a short query when the key abbreviates them (query.ts). */
+  abbreviationWeight: number;
   /** What a query word weighs, as a share of itself, inside a built-in key of several words (query.ts). */
   keyWordShare: number;
   /** Weight of the expansions of a built-in key of two or more words (query.ts). */
@@ -223,6 +226,7 @@ export const DEFAULT_TUNING: Tuning = {
   expansionWeight: BUILTIN_EXPANSION_WEIGHT,
   shortExpansionFactor: SHORT_EXPANSION_FACTOR,
   unknownKeyFactor: UNKNOWN_KEY_FACTOR,
+  abbreviationWeight: ABBREVIATION_WEIGHT,
   keyWordShare: KEY_WORD_SHARE,
   phraseKeyWeight: BUILTIN_PHRASE_KEY_WEIGHT,
   phraseWeight: PHRASE_WEIGHT,
@@ -631,6 +635,7 @@ export class ToolIndex {
       expansionWeight: tuning.expansionWeight,
       shortExpansionFactor: tuning.shortExpansionFactor,
       unknownKeyFactor: tuning.unknownKeyFactor,
+      abbreviationWeight: tuning.abbreviationWeight,
       keyWordShare: tuning.keyWordShare,
       phraseKeyWeight: tuning.phraseKeyWeight,
       phraseWeight: tuning.phraseWeight,

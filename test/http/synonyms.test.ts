@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BUILTIN_EXPANSION_WEIGHT, SHORT_EXPANSION_FACTOR, UNKNOWN_KEY_FACTOR } from "../../src/search/query.ts";
+import { ABBREVIATION_WEIGHT, BUILTIN_EXPANSION_WEIGHT, SHORT_EXPANSION_FACTOR } from "../../src/search/query.ts";
 import { call, createKey, mcpTool, search, tenantWithKey, upsert } from "../helpers.ts";
 
 const ids = (r: { body: { results: { tool_id: string }[] } }) => r.body.results.map((x) => x.tool_id);
@@ -51,10 +51,16 @@ describe("the built-in thesaurus", () => {
     const r = await search(tenant, key, { query: "show my repos", explain: true });
     expect(ids(r)[0]).toBe("github::list_repositories");
     const expansion = r.body.results[0].explain.terms.find((t: { via?: string }) => t.via === "builtin:repo");
-    // A one-word key in a short query: BUILTIN_EXPANSION_WEIGHT 0.5 times SHORT_EXPANSION_FACTOR 1.3, and times
-    // UNKNOWN_KEY_FACTOR, as no tool of this catalog says "repo".
-    expect(expansion.weight).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR * UNKNOWN_KEY_FACTOR, 10);
+    // "repo" abbreviates "repository": in a short query its expansion weighs nearly what the user's own word would.
+    expect(expansion.weight).toBe(ABBREVIATION_WEIGHT);
     expect(expansion.weight).toBeLessThan(1);
+    // A near-synonym weighs less (mail -> email): BUILTIN_EXPANSION_WEIGHT x SHORT_EXPANSION_FACTOR ("mail" is the
+    // server's name here, so the catalog knows the word).
+    const mail = await search(tenant, key, { query: "mail", explain: true, threshold: 0 });
+    expect(ids(mail)[0]).toBe("mail::send_email");
+    const near = mail.body.results[0].explain.terms.find((t: { via?: string }) => t.via === "builtin:mail");
+    expect(near?.weight).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR, 10);
+    expect(near?.weight).toBeLessThan(ABBREVIATION_WEIGHT);
     expect(ids(await search(tenant, key, { query: "review the PR" }))[0]).toBe("github::get_pull_request");
   });
 

@@ -40,6 +40,8 @@ describe("the demo catalog, asked in other words", async () => {
     // Slack posts what other APIs send (chat.postMessage): sending on Slack is its post_message.
     ["send a slack message", "slack::slack_post_message", 1],
     ["notify the team in slack", "slack::slack_post_message", 1],
+    // "repos" abbreviates repositories, "find" is a search: both through the thesaurus, above the threshold.
+    ["find repos", "github::search-repositories", 1],
     // New mail is the mailbox's: in a catalog with Slack, "recent messages" alone would mean chat.
     ["any new emails", "email::searchInbox", 1],
     ["unread mail", "email::searchInbox", 1],

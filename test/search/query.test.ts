@@ -7,6 +7,7 @@ import {
   SHORT_EXPANSION_FACTOR,
   SHORT_EXPANSION_WORDS,
   UNKNOWN_KEY_FACTOR,
+  ABBREVIATION_WEIGHT,
   BUILTIN_PHRASE_KEY_WEIGHT,
   COMPOUND_WEIGHT,
   compileSynonyms,
@@ -92,6 +93,8 @@ describe("queryTerms", () => {
     const terms = Object.fromEntries(queryTerms("open a PR", { thesaurus: BUILTIN_THESAURUS }).map((t) => [t.term, t]));
     // `pr` is read inside the key `open pr`, whose expansions say what it means: KEY_WORD_SHARE of itself.
     expect(terms.pr).toEqual({ term: "pr", weight: KEY_WORD_SHARE, word: true, bits: 2 });
+    // `pr` abbreviates "pull request": ABBREVIATION_WEIGHT, still under the user's own words.
+    expect(terms.pull!.weight).toBe(ABBREVIATION_WEIGHT);
     expect(terms.pull!.weight).toBeLessThan(1);
     expect(terms.pull!.via).toMatch(/^builtin:/);
     expect(terms.pull!.word).toBeUndefined();
@@ -147,6 +150,30 @@ describe("queryTerms", () => {
     ).toBeCloseTo(short, 10);
     const off = queryTerms("forecast", { thesaurus: BUILTIN_THESAURUS, df: () => 0, unknownKeyFactor: 1 });
     expect(off.find((t) => t.term === "weather")?.weight).toBeCloseTo(short, 10);
+  });
+
+  it("weighs an abbreviation's expansions nearly as the user's own words in a short query", () => {
+    const weight = (query: string, term: string) =>
+      queryTerms(query, { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === term)?.weight;
+    // `repo` -> repository: the same thing, shorter.
+    expect(weight("find repos", stem("repository"))).toBe(ABBREVIATION_WEIGHT);
+    expect(ABBREVIATION_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR);
+    expect(ABBREVIATION_WEIGHT).toBeLessThan(1); // still under the user's own words
+    // Where no tool holds the key, the factor for unknown keys does not raise it further.
+    const unknown = queryTerms("find repos", { thesaurus: BUILTIN_THESAURUS, df: () => 0 });
+    expect(unknown.find((t) => t.term === stem("repository"))?.weight).toBe(ABBREVIATION_WEIGHT);
+    // A near-synonym keeps the short-query weight (forecast -> weather).
+    expect(weight("forecast", "weather")).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR, 10);
+    // In a longer request it is one word among many: the base weight.
+    const long = "find the repos of the payments team that were archived last year by the platform group";
+    expect(new Set(analyze(long)).size).toBeGreaterThan(SHORT_EXPANSION_WORDS);
+    expect(weight(long, stem("repository"))).toBe(BUILTIN_EXPANSION_WEIGHT);
+    // Off (the short-query weight), nothing else changes.
+    const off = queryTerms("find repos", { thesaurus: BUILTIN_THESAURUS, abbreviationWeight: 0 });
+    expect(off.find((t) => t.term === stem("repository"))?.weight).toBeCloseTo(
+      BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR,
+      10,
+    );
   });
 
   it("weighs a built-in key of several words above a one-word key, and below the user's own words", () => {
