@@ -271,15 +271,15 @@ export function analyseQuery(query: string, options: QueryOptions = {}): Analyse
   const phraseWeight = options.phraseWeight ?? PHRASE_WEIGHT;
   const slop = sequence.length <= SLOP_QUERY_WORDS ? (options.keySlop ?? KEY_SLOP) : 0;
   const keyFactor = (rule: SynonymRule) => Math.min(...(rule.phrasal?.words ?? rule.key).map(factor));
-  const unknownKeyFactor = options.df ? (options.unknownKeyFactor ?? UNKNOWN_KEY_FACTOR) : 1;
   const df = options.df;
-  // What a built-in expansion weighs before the key's own factor: more when the catalog has none of the key's words.
+  const unknownKeyFactor = df ? (options.unknownKeyFactor ?? UNKNOWN_KEY_FACTOR) : 1;
   const abbreviationWeight = short ? (options.abbreviationWeight ?? ABBREVIATION_WEIGHT) : 0;
-  // An abbreviation's weight is already just under the user's words: the factor for unknown keys does not add to it.
+  // What a built-in expansion weighs before the key's own factor: an abbreviation's, already just under the user's
+  // words, as it is; others more when the catalog has none of the key's words.
   const builtinWeight = (rule: SynonymRule) => {
     if (rule.key.length === 1 && abbreviationWeight > expansionWeight && abbreviates(rule)) return abbreviationWeight;
     const weight = rule.key.length > 1 ? phraseKeyWeight : expansionWeight;
-    if (unknownKeyFactor === 1 || !(rule.phrasal?.words ?? rule.key).every((t) => df!(t) === 0)) return weight;
+    if (!df || unknownKeyFactor === 1 || !(rule.phrasal?.words ?? rule.key).every((t) => df(t) === 0)) return weight;
     return Math.max(weight, Math.min(1, weight * unknownKeyFactor));
   };
   // Plain keys are matched on the analysed words, phrasal ones on all the words as written.

@@ -849,14 +849,18 @@ export class ToolIndex {
   }
 }
 
-/** The query's words the catalog lacks but whose synonyms it holds, weighing the idf of their rarest such synonym. */
-function synonymOnlyWords(terms: readonly QueryTerm[], store: PostingsStore): KnownWord[] {
+/**
+ * The query's words the catalog lacks (own words not among `known`) but whose synonyms it holds, weighing the idf of
+ * their rarest such synonym. Each expansion's idf is looked up once.
+ */
+function synonymOnlyWords(terms: readonly QueryTerm[], known: readonly KnownWord[], store: PostingsStore): KnownWord[] {
+  const knownBits = known.reduce((bits, w) => bits | w.bits, 0);
+  const expansions = terms.flatMap((t) => (t.keyBits ? [{ bits: t.keyBits, info: idfOf(store, t.term) }] : []));
   const words: KnownWord[] = [];
   for (const word of terms) {
-    if (!word.word || !word.bits || idfOf(store, word.term) > 0) continue;
+    if (!word.word || !word.bits || word.bits & knownBits) continue;
     let info = 0;
-    for (const t of terms)
-      if (t.keyBits !== undefined && t.keyBits & word.bits) info = Math.max(info, idfOf(store, t.term));
+    for (const e of expansions) if (e.bits & word.bits) info = Math.max(info, e.info);
     if (info > 0) words.push({ bits: word.bits, info });
   }
   return words;
@@ -882,7 +886,7 @@ function coverage(
   tuning: Tuning,
 ): (wordBits: number, synonymBits: number) => number {
   if (known.length === 0 || known.length > tuning.shortQueryWords || tuning.coverageExponent === 0) return () => 1;
-  const synonymOnly = tuning.synonymOnlyShare > 0 ? synonymOnlyWords(terms, store) : [];
+  const synonymOnly = tuning.synonymOnlyShare > 0 ? synonymOnlyWords(terms, known, store) : [];
   const total = [...known, ...synonymOnly].reduce((sum, w) => sum + w.info, 0);
   return (wordBits, synonymBits) => {
     let covered = 0;
