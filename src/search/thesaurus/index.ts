@@ -13,6 +13,7 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
 import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
@@ -89,6 +90,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   media: MEDIA,
   travel: TRAVEL,
   "ask-files": ASK_FILES,
+  "ask-dev": ASK_DEV,
 };
 
 /** The built-in data, parsed and compiled. */
