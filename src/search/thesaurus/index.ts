@@ -15,6 +15,7 @@
  */
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
+import { ASK_WORK } from "./data/ask-work.ts";
 import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
 import { CALENDAR } from "./data/calendar.ts";
@@ -91,6 +92,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   travel: TRAVEL,
   "ask-files": ASK_FILES,
   "ask-dev": ASK_DEV,
+  "ask-work": ASK_WORK,
 };
 
 /** The built-in data, parsed and compiled. */
