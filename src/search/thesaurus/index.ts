@@ -13,6 +13,7 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
@@ -93,6 +94,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-files": ASK_FILES,
   "ask-dev": ASK_DEV,
   "ask-work": ASK_WORK,
+  "ask-data": ASK_DATA,
 };
 
 /** The built-in data, parsed and compiled. */
