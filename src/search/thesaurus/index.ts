@@ -16,6 +16,7 @@
 import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
+import { ASK_WEB } from "./data/ask-web.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
 import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
@@ -95,6 +96,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-dev": ASK_DEV,
   "ask-work": ASK_WORK,
   "ask-data": ASK_DATA,
+  "ask-web": ASK_WEB,
 };
 
 /** The built-in data, parsed and compiled. */
