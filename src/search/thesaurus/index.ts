@@ -13,6 +13,7 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_BUSINESS } from "./data/ask-business.ts";
 import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
@@ -97,6 +98,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-work": ASK_WORK,
   "ask-data": ASK_DATA,
   "ask-web": ASK_WEB,
+  "ask-business": ASK_BUSINESS,
 };
 
 /** The built-in data, parsed and compiled. */
