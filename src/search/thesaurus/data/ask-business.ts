@@ -1,4 +1,4 @@
-/** How people ask for the tools of payment, shop, CRM, support and design servers: synonyms.txt format (../parse.ts). */
+/** How people ask for payment, shop, CRM, support and design tools, in the synonyms.txt format (see ../parse.ts). */
 export const ASK_BUSINESS: readonly string[] = [
   "# Asking for business tools: the everyday ways people ask for what the tools of widely used MCP servers for",
   "# payments, shops, CRM, support desks, phones, design and models do, keyed on what people say and expanded to the",

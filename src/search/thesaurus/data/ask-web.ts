@@ -1,4 +1,4 @@
-/** How people ask for the tools of web, browser, research and media servers, in the synonyms.txt format (../parse.ts). */
+/** How people ask for web, browser, research and media tools, in the synonyms.txt format (see ../parse.ts). */
 export const ASK_WEB: readonly string[] = [
   "# Asking for web tools: the everyday ways people ask for what the tools of widely used MCP servers for fetching,",
   "# searching and browsing the web, research papers, social sites, music and places do, keyed on what people say",

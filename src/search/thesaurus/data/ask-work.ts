@@ -1,4 +1,4 @@
-/** How people ask for the tools of chat, mail, calendar, docs and tracker servers: synonyms.txt format (../parse.ts). */
+/** How people ask for chat, mail, calendar, docs and tracker tools, in the synonyms.txt format (see ../parse.ts). */
 export const ASK_WORK: readonly string[] = [
   "# Asking for workplace tools: the everyday ways people ask for what the tools of widely used MCP servers for chat,",
   "# mail, calendars, documents, wikis and trackers do, keyed on what people say and expanded to the words of the",
