@@ -13,6 +13,12 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_BUSINESS } from "./data/ask-business.ts";
+import { ASK_DATA } from "./data/ask-data.ts";
+import { ASK_DEV } from "./data/ask-dev.ts";
+import { ASK_FILES } from "./data/ask-files.ts";
+import { ASK_WEB } from "./data/ask-web.ts";
+import { ASK_WORK } from "./data/ask-work.ts";
 import { BROWSER } from "./data/browser.ts";
 import { BUSINESS } from "./data/business.ts";
 import { CALENDAR } from "./data/calendar.ts";
@@ -87,6 +93,12 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   language: LANGUAGE,
   media: MEDIA,
   travel: TRAVEL,
+  "ask-files": ASK_FILES,
+  "ask-dev": ASK_DEV,
+  "ask-work": ASK_WORK,
+  "ask-data": ASK_DATA,
+  "ask-web": ASK_WEB,
+  "ask-business": ASK_BUSINESS,
 };
 
 /** The built-in data, parsed and compiled. */
