@@ -156,20 +156,20 @@ describe("queryTerms", () => {
     const weight = (query: string, term: string) =>
       queryTerms(query, { thesaurus: BUILTIN_THESAURUS }).find((t) => t.term === term)?.weight;
     // `repo` -> repository: the same thing, shorter.
-    expect(weight("find repos", stem("repository"))).toBe(ABBREVIATION_WEIGHT);
+    expect(weight("show repos", stem("repository"))).toBe(ABBREVIATION_WEIGHT);
     expect(ABBREVIATION_WEIGHT).toBeGreaterThan(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR);
     expect(ABBREVIATION_WEIGHT).toBeLessThan(1); // still under the user's own words
     // Where no tool holds the key, the factor for unknown keys does not raise it further.
-    const unknown = queryTerms("find repos", { thesaurus: BUILTIN_THESAURUS, df: () => 0 });
+    const unknown = queryTerms("show repos", { thesaurus: BUILTIN_THESAURUS, df: () => 0 });
     expect(unknown.find((t) => t.term === stem("repository"))?.weight).toBe(ABBREVIATION_WEIGHT);
     // A near-synonym keeps the short-query weight (forecast -> weather).
     expect(weight("forecast", "weather")).toBeCloseTo(BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR, 10);
     // In a longer request it is one word among many: the base weight.
-    const long = "find the repos of the payments team that were archived last year by the platform group";
+    const long = "show the repos of the payments team that were archived last year by the platform group";
     expect(new Set(analyze(long)).size).toBeGreaterThan(SHORT_EXPANSION_WORDS);
     expect(weight(long, stem("repository"))).toBe(BUILTIN_EXPANSION_WEIGHT);
     // Off (the short-query weight), nothing else changes.
-    const off = queryTerms("find repos", { thesaurus: BUILTIN_THESAURUS, abbreviationWeight: 0 });
+    const off = queryTerms("show repos", { thesaurus: BUILTIN_THESAURUS, abbreviationWeight: 0 });
     expect(off.find((t) => t.term === stem("repository"))?.weight).toBeCloseTo(
       BUILTIN_EXPANSION_WEIGHT * SHORT_EXPANSION_FACTOR,
       10,

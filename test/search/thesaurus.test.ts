@@ -594,6 +594,30 @@ describe("the words people use for each operation", () => {
       ["youtube transcript", "captions"],
       ["cut video", "trim"],
     ],
+    "ask-files": [
+      ["show the folder structure", "directory tree"],
+      ["rename file report.txt", "move file"],
+    ],
+    "ask-dev": [
+      ["what did i change", "diff"],
+      ["who starred the repo", "stargazers"],
+    ],
+    "ask-work": [
+      ["respond in thread", "thread reply"],
+      ["save as draft", "create draft"],
+    ],
+    "ask-data": [
+      ["show databases", "list databases"],
+      ["read from cache", "get key"],
+    ],
+    "ask-web": [
+      ["summarize url", "fetch url"],
+      ["comments on post", "get post comments"],
+    ],
+    "ask-business": [
+      ["set price for the plan", "create price"],
+      ["deals closing this month", "close date"],
+    ],
     travel: [
       ["cheap flights to rome", "flight offers"],
       ["place to stay in lisbon", "hotel"],

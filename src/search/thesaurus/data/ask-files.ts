@@ -34,7 +34,7 @@ export const ASK_FILES: readonly string[] = [
   "whole file, entire file => read file, file contents",
   "",
   "# Searching inside files",
-  "which file contains, files containing, files that mention => search files, grep",
+  "which file contains, files containing, files mentioning => search files, grep",
   "find text in files => grep, search files",
   "search inside files, search file contents => grep",
   "",
