@@ -17,6 +17,7 @@ import { ASK_BUSINESS } from "./data/ask-business.ts";
 import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
+import { ASK_LIFE } from "./data/ask-life.ts";
 import { ASK_WEB } from "./data/ask-web.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
 import { BROWSER } from "./data/browser.ts";
@@ -99,6 +100,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-data": ASK_DATA,
   "ask-web": ASK_WEB,
   "ask-business": ASK_BUSINESS,
+  "ask-life": ASK_LIFE,
 };
 
 /** The built-in data, parsed and compiled. */
