@@ -18,6 +18,7 @@ import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
 import { ASK_LIFE } from "./data/ask-life.ts";
+import { ASK_MEDIA } from "./data/ask-media.ts";
 import { ASK_MONEY } from "./data/ask-money.ts";
 import { ASK_WEB } from "./data/ask-web.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
@@ -103,6 +104,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-business": ASK_BUSINESS,
   "ask-life": ASK_LIFE,
   "ask-money": ASK_MONEY,
+  "ask-media": ASK_MEDIA,
 };
 
 /** The built-in data, parsed and compiled. */
