@@ -20,6 +20,7 @@ import { ASK_FILES } from "./data/ask-files.ts";
 import { ASK_LIFE } from "./data/ask-life.ts";
 import { ASK_MEDIA } from "./data/ask-media.ts";
 import { ASK_MONEY } from "./data/ask-money.ts";
+import { ASK_OPS } from "./data/ask-ops.ts";
 import { ASK_SCIENCE } from "./data/ask-science.ts";
 import { ASK_WEB } from "./data/ask-web.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
@@ -107,6 +108,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-money": ASK_MONEY,
   "ask-media": ASK_MEDIA,
   "ask-science": ASK_SCIENCE,
+  "ask-ops": ASK_OPS,
 };
 
 /** The built-in data, parsed and compiled. */
