@@ -13,6 +13,7 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_AI } from "./data/ask-ai.ts";
 import { ASK_BUSINESS } from "./data/ask-business.ts";
 import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
@@ -109,6 +110,7 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-media": ASK_MEDIA,
   "ask-science": ASK_SCIENCE,
   "ask-ops": ASK_OPS,
+  "ask-ai": ASK_AI,
 };
 
 /** The built-in data, parsed and compiled. */
