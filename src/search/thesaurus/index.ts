@@ -13,10 +13,16 @@
  * whenever a data file changes, so that what depends on the expansions (explanations, stored results, benchmarks)
  * can tell which data it saw.
  */
+import { ASK_AI } from "./data/ask-ai.ts";
 import { ASK_BUSINESS } from "./data/ask-business.ts";
 import { ASK_DATA } from "./data/ask-data.ts";
 import { ASK_DEV } from "./data/ask-dev.ts";
 import { ASK_FILES } from "./data/ask-files.ts";
+import { ASK_LIFE } from "./data/ask-life.ts";
+import { ASK_MEDIA } from "./data/ask-media.ts";
+import { ASK_MONEY } from "./data/ask-money.ts";
+import { ASK_OPS } from "./data/ask-ops.ts";
+import { ASK_SCIENCE } from "./data/ask-science.ts";
 import { ASK_WEB } from "./data/ask-web.ts";
 import { ASK_WORK } from "./data/ask-work.ts";
 import { BROWSER } from "./data/browser.ts";
@@ -99,6 +105,12 @@ export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
   "ask-data": ASK_DATA,
   "ask-web": ASK_WEB,
   "ask-business": ASK_BUSINESS,
+  "ask-life": ASK_LIFE,
+  "ask-money": ASK_MONEY,
+  "ask-media": ASK_MEDIA,
+  "ask-science": ASK_SCIENCE,
+  "ask-ops": ASK_OPS,
+  "ask-ai": ASK_AI,
 };
 
 /** The built-in data, parsed and compiled. */
