@@ -618,6 +618,30 @@ describe("the words people use for each operation", () => {
       ["set price for the plan", "create price"],
       ["deals closing this month", "close date"],
     ],
+    "ask-life": [
+      ["who's home right now", "presence"],
+      ["my medical records", "patient"],
+    ],
+    "ask-money": [
+      ["what's my portfolio worth", "account value"],
+      ["next earnings date for nvidia", "earnings calendar"],
+    ],
+    "ask-media": [
+      ["unread articles in my feeds", "feed entries"],
+      ["add reverb to the vocals", "audio effect"],
+    ],
+    "ask-science": [
+      ["photos from mars", "rover photos"],
+      ["line of best fit", "linear regression"],
+    ],
+    "ask-ops": [
+      ["asn lookup for this address", "ip whois"],
+      ["make a strong password", "password generator"],
+    ],
+    "ask-ai": [
+      ["similar documents to this one", "semantic search"],
+      ["compare runs", "experiment runs"],
+    ],
     travel: [
       ["cheap flights to rome", "flight offers"],
       ["place to stay in lisbon", "hotel"],

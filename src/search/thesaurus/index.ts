@@ -67,7 +67,7 @@ export type { CompiledThesaurus } from "./parse.ts";
 export { compileRules, parseServices, parseSynonyms } from "./parse.ts";
 
 /** The version of the built-in data (a date, `.2` on for a later change that day): bump it with every data change. */
-export const THESAURUS_VERSION = "2026-12-08";
+export const THESAURUS_VERSION = "2026-12-08.2";
 
 /** The rule lines of each domain, by the domain's name (the `source` of its rules and problems). */
 export const BUILTIN_LINES: Readonly<Record<string, readonly string[]>> = {
