@@ -1,4 +1,4 @@
-/** How people ask for the tools of model, retrieval, memory and agent servers, in the synonyms.txt format (../parse.ts). */
+/** How people ask for the tools of model, retrieval, memory and agent servers, in the synonyms.txt format. */
 export const ASK_AI: readonly string[] = [
   "# Asking for AI tools: the everyday ways people ask for what the tools of less famous MCP servers for document",
   "# retrieval, long-term memory, other models, model operations, prompts, agents, people in the loop and tool",

@@ -1,4 +1,4 @@
-/** How people ask for home, health, fitness, study and getting-around tools, in the synonyms.txt format (../parse.ts). */
+/** How people ask for home, health, fitness, study and getting-around tools, in the synonyms.txt format. */
 export const ASK_LIFE: readonly string[] = [
   "# Asking for everyday-life tools: the everyday ways people ask for what the tools of less famous MCP servers for",
   "# the home, health, fitness, study and getting around do, keyed on what people say and expanded to the words of",

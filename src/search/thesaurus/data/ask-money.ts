@@ -1,4 +1,4 @@
-/** How people ask for brokerage, budgeting, bookkeeping and on-chain tools, in the synonyms.txt format (../parse.ts). */
+/** How people ask for brokerage, budgeting, bookkeeping and on-chain tools, in the synonyms.txt format. */
 export const ASK_MONEY: readonly string[] = [
   "# Asking for money tools: the everyday ways people ask for what the tools of less famous MCP servers for trading,",
   "# budgeting, banking, bookkeeping, company research, economic data, blockchains and property do, keyed on what",
